@@ -1,0 +1,185 @@
+#include "cli/job_file.hpp"
+
+#include "base/user_error.hpp"
+#include "platforms/cluster_spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace echo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items)
+    s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+// Rejects keys of `map` that are not in `allowed`, naming the first unknown one.
+void check_keys(const YAML::Node& map, const std::string& section, const std::vector<std::string>& allowed,
+                const std::string& file) {
+  const std::set<std::string> ok(allowed.begin(), allowed.end());
+  for (const auto& kv : map) {
+    const std::string key = kv.first.as<std::string>();
+    if (!ok.count(key))
+      throw UserError(file, line_of(kv.first),
+                      "unknown key '" + key + "'" + (section.empty() ? "" : " in `" + section + "`"),
+                      "allowed keys" + (section.empty() ? std::string() : " in `" + section + "`") + ": " + join(allowed));
+  }
+}
+
+YAML::Node require_map(const YAML::Node& parent, const std::string& key, const std::string& file, bool required) {
+  YAML::Node node = parent[key];
+  if (!node || node.IsNull()) {
+    if (required)
+      throw UserError(file, line_of(parent), "the job has no `" + key + "` section",
+                      key == "platform" ? "add e.g. `platform: {preset: dgx-a100, nodes: 1}`"
+                                        : "add e.g. `workload: {trace: trace.pbtxt}`");
+    return YAML::Node(YAML::NodeType::Map);
+  }
+  if (!node.IsMap())
+    throw UserError(file, line_of(node), "`" + key + "` must be a mapping of keys to values",
+                    "write it as `" + key + ": {key: value, ...}` or as an indented block");
+  return node;
+}
+
+std::string scalar(const YAML::Node& node, const std::string& key, const std::string& file) {
+  if (!node.IsScalar())
+    throw UserError(file, line_of(node), "`" + key + "` must be a single value", "write `" + key + ": VALUE`");
+  return node.Scalar();
+}
+
+std::string resolve(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || fs::path(path).is_absolute() || base_dir.empty())
+    return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UserError("--set " + assignment, 0, "an override must look like key=value",
+                    "write e.g. --set platform.nic_bw=100Gbps");
+  const std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');)
+    parts.push_back(part);
+  // yaml-cpp nodes are handles: walk down by reassigning a handle copy, creating maps on the way.
+  YAML::Node node = root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node child = node[parts[i]];
+    if (!child || child.IsNull())
+      node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    else if (!child.IsMap())
+      throw UserError("--set " + assignment, 0, "`" + parts[i] + "` is not a section, so it has no key '" + parts[i + 1] + "'",
+                      "override a key inside a section, e.g. platform.nodes=4");
+    node.reset(node[parts[i]]);
+  }
+  node[parts.back()] = value;
+}
+
+platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {
+  std::vector<std::string> allowed = {"file", "preset"};
+  for (const auto& k : platforms::override_keys())
+    allowed.push_back(k);
+  check_keys(p, "platform", allowed, file);
+
+  platforms::PlatformSource source;
+  const bool has_file = static_cast<bool>(p["file"]);
+  const bool has_preset = static_cast<bool>(p["preset"]);
+  if (has_file == has_preset)
+    throw UserError(file, line_of(p), "`platform` must name exactly one of `file` and `preset`",
+                    "write `platform: {file: cluster.xml}` or `platform: {preset: dgx-a100, nodes: 2}`");
+  if (has_file) {
+    for (const auto& kv : p)
+      if (kv.first.as<std::string>() != "file")
+        throw UserError(file, line_of(kv.first),
+                        "`" + kv.first.as<std::string>() + "` only applies to a preset, not to a platform file",
+                        "edit the XML file, or use `preset:` to generate the platform");
+    source.file = resolve(scalar(p["file"], "file", file), base_dir);
+    return source;
+  }
+  const YAML::Node preset_node = p["preset"];
+  try {
+    platforms::ClusterSpec spec = platforms::preset(scalar(preset_node, "preset", file), 1);
+    for (const auto& kv : p) {
+      const std::string key = kv.first.as<std::string>();
+      if (key != "preset")
+        platforms::override_figure(spec, key, scalar(kv.second, key, file), file);
+    }
+    platforms::validate(spec, file);
+    source.spec = spec;
+  } catch (const UserError& e) {
+    // Figures are checked by platforms/, which knows no lines: add ours.
+    const int line = e.line() > 0 ? e.line() : line_of(preset_node);
+    throw UserError(file, line, e.problem(), e.fix());
+  }
+  return source;
+}
+
+} // namespace
+
+core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_name, const std::string& base_dir,
+                        const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw UserError(shown_name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg,
+                    "fix the syntax (indentation, a missing ':' or an unclosed bracket)");
+  }
+  if (root.IsNull())
+    root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap())
+    throw UserError(shown_name, line_of(root), "a job file must be a mapping with `platform`, `workload` and `output`",
+                    "see examples/two_ranks/job.yaml");
+  for (const std::string& o : overrides)
+    apply_override(root, o);
+  check_keys(root, "", {"platform", "workload", "output"}, shown_name);
+
+  core::JobSpec job;
+  job.job_file = shown_name;
+  job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
+
+  const YAML::Node workload = require_map(root, "workload", shown_name, true);
+  check_keys(workload, "workload", {"trace"}, shown_name);
+  if (!workload["trace"])
+    throw UserError(shown_name, line_of(workload), "`workload` names no trace", "write `workload: {trace: trace.pbtxt}`");
+  job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
+
+  const YAML::Node output = require_map(root, "output", shown_name, false);
+  check_keys(output, "output", {"dir", "timeline"}, shown_name);
+  if (output["dir"])
+    job.out_dir = resolve(scalar(output["dir"], "dir", shown_name), base_dir);
+  if (output["timeline"]) {
+    const std::string t = scalar(output["timeline"], "timeline", shown_name);
+    if (t != "true" && t != "false")
+      throw UserError(shown_name, line_of(output["timeline"]), "`timeline` must be true or false, got '" + t + "'",
+                      "write `timeline: false` to skip timeline.json");
+    job.timeline = t == "true";
+  }
+  return job;
+}
+
+core::JobSpec load_job(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in)
+    throw UserError(path, 0, "cannot read the job file", "check the path; examples/default/job.yaml is a working job");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_job(text.str(), path, fs::path(path).parent_path().string(), overrides);
+}
+
+} // namespace echo::cli

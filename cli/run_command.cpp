@@ -1,0 +1,52 @@
+#include "base/user_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/job_file.hpp"
+#include "core/run_job.hpp"
+#include "core/summary_report.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace echo::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string job;
+  bool json = false;
+  bool quiet = false;
+  std::string out;
+  std::vector<std::string> overrides;
+};
+
+} // namespace
+
+Action add_run_command(CLI::App& app) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "Simulate one training iteration of a job and print its time and breakdown");
+  run->footer("Example:\n  echo-des run examples/default/job.yaml --out out --set platform.nic_bw=100Gbps");
+  run->add_option("job", opts->job, "Job file (YAML): platform, workload, output")->required();
+  run->add_flag("--json", opts->json, "Print the summary as one JSON object on stdout");
+  run->add_option("--out", opts->out, "Write summary.json and timeline.json into this folder (overrides output.dir)");
+  run->add_option("--set", opts->overrides, "Override a job key, e.g. platform.nodes=4 or platform.nic_bw=100Gbps")
+      ->take_all()
+      ->allow_extra_args(false);
+  run->add_flag("-q,--quiet", opts->quiet, "Do not print the simulation statistics line on stderr");
+  return [run, opts]() -> int {
+    if (!run->parsed())
+      return -1;
+    core::JobSpec job = load_job(opts->job, opts->overrides);
+    if (!opts->out.empty())
+      job.out_dir = opts->out;
+    const core::SimulationResult result = core::run_job(job);
+    if (opts->json)
+      std::cout << core::summary_json(result, true).dump(2) << "\n";
+    else
+      std::cout << core::text_summary(result);
+    if (!opts->quiet)
+      std::cerr << core::simulation_stats_line(result) << "\n";
+    return 0;
+  };
+}
+
+} // namespace echo::cli

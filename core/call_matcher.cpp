@@ -1,0 +1,156 @@
+#include "core/call_matcher.hpp"
+
+#include "base/user_error.hpp"
+#include "core/trace_names.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <mutex>
+
+namespace echo::core {
+
+namespace sg4 = simgrid::s4u;
+using workloads::ProgramTask;
+using workloads::TaskKind;
+
+namespace {
+
+std::string call_summary(std::uint32_t rank, const ProgramTask& t) {
+  return "rank " + std::to_string(rank) + " calls " + std::string(op_name(t)) + " of " + std::to_string(t.bytes) +
+         " bytes" + (t.kind == TaskKind::collective && (t.op == trace::BROADCAST || t.op == trace::REDUCE)
+                         ? " with root " + std::to_string(t.peer_or_root)
+                         : "") +
+         " (task '" + t.name + "')";
+}
+
+bool same_call(const ProgramTask& a, const ProgramTask& b) {
+  if (a.bytes != b.bytes)
+    return false;
+  if (a.kind == TaskKind::collective)
+    return a.op == b.op && a.peer_or_root == b.peer_or_root;
+  return true;
+}
+
+} // namespace
+
+CallMatcher::CallMatcher(const workloads::Workload& workload, const platforms::RouteOracle& routes,
+                         const collectives::AlgorithmRegistry& algorithms)
+    : workload_(workload), routes_(routes), algorithms_(algorithms), mutex_(sg4::Mutex::create()) {}
+
+std::shared_ptr<const collectives::Schedule> CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
+  // Schedules depend only on (communicator, op, bytes, root): build each once.
+  auto key = std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root);
+  auto& slot = schedule_cache_[key];
+  if (!slot) {
+    collectives::CollectiveCall call;
+    call.op = to_collective_op(task.op);
+    call.bytes = task.bytes;
+    call.root = task.peer_or_root;
+    call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
+    slot = std::make_shared<const collectives::Schedule>(algorithms_.choose(call).build(call, routes_));
+  }
+  return slot;
+}
+
+CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
+                                                std::uint64_t seq) {
+  auto [it, fresh] = collectives_.try_emplace(Key{comm, 0, seq});
+  Call& call = it->second;
+  const std::string where = "communicator '" + workload_.communicators[comm].name + "', call #" + std::to_string(seq);
+  if (fresh) {
+    call.run = std::make_unique<ScheduleRun>(schedule_for(comm, task));
+    call.first_task = &task;
+    call.first_rank = rank;
+    call.ranks = workload_.communicators[comm].ranks;
+    call.where = where;
+    call.finished = sg4::ConditionVariable::create();
+  } else if (!same_call(*call.first_task, task)) {
+    throw UserError(workload_.source, 0,
+                    "members of one collective disagree on " + where + ": " + call_summary(call.first_rank, *call.first_task) +
+                        ", but " + call_summary(rank, task),
+                    "every member's n-th call on a communicator must be the same op with the same size (and root)");
+  }
+  return it;
+}
+
+CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src,
+                                              std::uint32_t dst, std::uint64_t seq) {
+  auto [it, fresh] = transfers_.try_emplace(Key{src, dst, seq});
+  Call& call = it->second;
+  const std::string where = "send/recv from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
+                            ", transfer #" + std::to_string(seq);
+  if (fresh) {
+    collectives::CollectiveCall cc;
+    cc.op = collectives::Op::send_recv;
+    cc.bytes = task.bytes;
+    cc.gpus = {src, dst};
+    auto schedule = std::make_shared<const collectives::Schedule>(algorithms_.choose(cc).build(cc, routes_));
+    call.run = std::make_unique<ScheduleRun>(std::move(schedule));
+    call.first_task = &task;
+    call.first_rank = rank;
+    call.ranks = {src, dst};
+    call.where = where;
+    call.finished = sg4::ConditionVariable::create();
+  } else if (call.first_task->bytes != task.bytes) {
+    throw UserError(workload_.source, 0,
+                    "the two sides of a " + where + " disagree on the size: " +
+                        call_summary(call.first_rank, *call.first_task) + ", but " + call_summary(rank, task),
+                    "the n-th send from A to B and the n-th recv at B from A must have the same bytes");
+  }
+  return it;
+}
+
+double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_t member) {
+  Call& call = it->second;
+  finished_scratch_.clear();
+  steps_timed_ += call.run->arrive(member, sg4::Engine::get_clock(), finished_scratch_);
+  if (std::any_of(finished_scratch_.begin(), finished_scratch_.end(), [&](std::uint32_t m) { return m != member; }))
+    call.finished->notify_all();
+  if (!call.run->finish_known(member)) {
+    std::unique_lock lock(*mutex_);
+    while (!call.run->finish_known(member))
+      call.finished->wait(lock);
+  }
+  const double finish_s = call.run->finish_s(member);
+  if (++call.consumed == call.run->schedule().members()) {
+    ++calls_completed_;
+    table.erase(it);
+  }
+  return finish_s;
+}
+
+double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
+                                     std::uint64_t seq) {
+  return await(collectives_, open_collective(rank, task, comm, seq), workload_.member_index(rank, task.slot));
+}
+
+double CallMatcher::await_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src, std::uint32_t dst,
+                                   std::uint64_t seq) {
+  return await(transfers_, open_transfer(rank, task, src, dst, seq), rank == src ? 0 : 1);
+}
+
+std::vector<std::string> CallMatcher::pending_report(std::size_t max_calls) const {
+  std::vector<std::string> out;
+  for (const auto* table : {&collectives_, &transfers_})
+    for (const auto& [key, call] : *table) {
+      if (out.size() == max_calls)
+        return out;
+      std::string arrived, missing;
+      std::size_t n_arrived = 0, n_missing = 0;
+      for (std::uint32_t m = 0; m < call.ranks.size(); ++m) {
+        std::string& list = call.run->arrived(m) ? arrived : missing;
+        std::size_t& count = call.run->arrived(m) ? n_arrived : n_missing;
+        if (++count <= 16)
+          list += (list.empty() ? "" : ", ") + std::to_string(call.ranks[m]);
+        else if (count == 17)
+          list += ", ...";
+      }
+      out.push_back(std::string(op_name(*call.first_task)) + " of " + std::to_string(call.first_task->bytes) +
+                    " bytes on " + call.where + ": ranks that arrived: " + (arrived.empty() ? "none" : arrived) +
+                    "; ranks that never did: " + (missing.empty() ? "none" : missing));
+    }
+  return out;
+}
+
+} // namespace echo::core

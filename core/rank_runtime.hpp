@@ -1,0 +1,76 @@
+#pragma once
+// RankRuntime: the per-rank state of a running simulation — progress per stream, sequence
+// counters for communicator calls and point-to-point pairs, and the online busy-time breakdown.
+// Everything per task lives in the shared RankProgram; this stays small (O(streams + slots)).
+#include "workloads/rank_program.hpp"
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace echo::core {
+
+class RankRuntime {
+public:
+  RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
+      : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
+        dependency_signal_(simgrid::s4u::ConditionVariable::create()) {}
+
+  std::uint32_t rank() const { return rank_; }
+  const workloads::RankProgram& program() const { return *program_; }
+
+  // In-stream progress: stream s has finished done(s) tasks.
+  std::uint32_t done(std::uint32_t stream) const { return done_[stream]; }
+  bool ready(const workloads::ProgramTask& task) const {
+    for (std::uint32_t w = task.waits_begin; w < task.waits_end; ++w) {
+      const auto& need = program_->waits[w];
+      if (done_[need.stream] <= need.position)
+        return false;
+    }
+    return true;
+  }
+  void finish_task(std::uint32_t stream) { ++done_[stream]; }
+
+  std::uint64_t next_call_seq(std::uint32_t slot) { return call_seq_[slot]++; }
+  std::uint64_t next_send_seq(std::uint32_t dst) { return send_seq_[dst]++; }
+  std::uint64_t next_recv_seq(std::uint32_t src) { return recv_seq_[src]++; }
+
+  // Streams of this rank wait here for each other's tasks (CUDA events, in effect).
+  simgrid::s4u::ConditionVariable& dependency_signal() { return *dependency_signal_; }
+  std::uint32_t dependency_waiters = 0;
+
+  // Busy-time breakdown, advanced at every start and end of a kernel on this GPU.
+  void begin(bool compute, double now_s) { advance(now_s); ++(compute ? active_compute_ : active_comm_); }
+  void end(bool compute, double now_s) {
+    advance(now_s);
+    --(compute ? active_compute_ : active_comm_);
+    end_s_ = now_s;
+  }
+  double compute_s() const { return compute_s_; }
+  double exposed_comm_s() const { return exposed_comm_s_; }
+  double end_s() const { return end_s_; }
+
+private:
+  void advance(double now_s) {
+    const double dt = now_s - last_change_s_;
+    if (active_compute_ > 0)
+      compute_s_ += dt;
+    else if (active_comm_ > 0)
+      exposed_comm_s_ += dt;
+    last_change_s_ = now_s;
+  }
+
+  std::uint32_t rank_;
+  const workloads::RankProgram* program_;
+  std::vector<std::uint32_t> done_;
+  std::vector<std::uint64_t> call_seq_;
+  std::unordered_map<std::uint32_t, std::uint64_t> send_seq_, recv_seq_;
+  simgrid::s4u::ConditionVariablePtr dependency_signal_;
+  int active_compute_ = 0, active_comm_ = 0;
+  double last_change_s_ = 0.0;
+  double compute_s_ = 0.0, exposed_comm_s_ = 0.0, end_s_ = 0.0;
+};
+
+} // namespace echo::core

@@ -1,0 +1,51 @@
+#include "core/run_job.hpp"
+
+#include "base/user_error.hpp"
+#include "core/simulation.hpp"
+#include "core/summary_report.hpp"
+#include "core/timeline_writer.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace echo::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_atomically(const fs::path& path, const std::function<void(std::ostream&)>& write) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out)
+      throw UserError(path.string(), 0, "cannot write the output file", "check that the --out folder is writable");
+    write(out);
+    if (!out.flush())
+      throw UserError(path.string(), 0, "writing the output file failed", "check the free disk space");
+  }
+  fs::rename(tmp, path);
+}
+
+} // namespace
+
+SimulationResult run_job(const JobSpec& job) {
+  Simulation simulation(job);
+  const bool record = !job.out_dir.empty() && job.timeline;
+  SimulationResult result = simulation.run(record);
+  if (job.out_dir.empty())
+    return result;
+
+  const fs::path dir(job.out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw UserError(job.out_dir, 0, "cannot create the output folder: " + ec.message(), "pick a writable --out folder");
+  write_atomically(dir / "summary.json", [&](std::ostream& out) { out << summary_json(result, false).dump(2) << "\n"; });
+  if (job.timeline)
+    write_atomically(dir / "timeline.json", [&](std::ostream& out) { write_timeline(out, result, simulation.workload()); });
+  return result;
+}
+
+} // namespace echo::core

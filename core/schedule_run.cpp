@@ -1,0 +1,71 @@
+#include "core/schedule_run.hpp"
+
+#include <algorithm>
+
+namespace echo::core {
+
+ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule)
+    : schedule_(std::move(schedule)) {
+  const auto& ix = schedule_->index();
+  const std::uint32_t members = schedule_->members();
+  gates_ = ix.gates;
+  start_s_.assign(schedule_->steps().size(), 0.0);
+  arrival_s_.assign(members, -1.0);
+  finish_s_.assign(members, 0.0);
+  involved_left_ = ix.involved;
+  finish_known_.assign(members, 0);
+}
+
+std::uint32_t ScheduleRun::arrive(std::uint32_t member, double now_s, std::vector<std::uint32_t>& finished) {
+  const std::uint32_t before = resolved_;
+  arrival_s_[member] = now_s;
+  finish_s_[member] = std::max(finish_s_[member], now_s);
+  ++arrivals_;
+  const auto& ix = schedule_->index();
+  for (std::uint32_t k = ix.waiting_begin[member]; k < ix.waiting_begin[member + 1]; ++k)
+    if (--gates_[ix.waiting[k]] == 0)
+      worklist_.push_back(ix.waiting[k]);
+  while (!worklist_.empty()) {
+    const std::uint32_t step = worklist_.back();
+    worklist_.pop_back();
+    resolve(step, finished);
+  }
+  settle_member(member, finished);
+  return resolved_ - before;
+}
+
+void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finished) {
+  const auto& steps = schedule_->steps();
+  const collectives::Step& s = steps[step];
+  double start = arrival_s_[s.member];
+  if (s.rendezvous)
+    start = std::max(start, arrival_s_[s.peer]);
+  for (const collectives::StepDep& d : schedule_->deps(s)) {
+    const collectives::Step& dep = steps[d.step];
+    const double left = start_s_[d.step] + dep.serialize_s;
+    start = std::max(start, d.data ? left + dep.latency_s : left);
+  }
+  start_s_[step] = start;
+  ++resolved_;
+  const double left = start + s.serialize_s;
+  finish_s_[s.member] = std::max(finish_s_[s.member], left);
+  finish_s_[s.peer] = std::max(finish_s_[s.peer], left + s.latency_s);
+  --involved_left_[s.member];
+  --involved_left_[s.peer];
+  settle_member(s.member, finished);
+  settle_member(s.peer, finished);
+
+  const auto& ix = schedule_->index();
+  for (std::uint32_t k = ix.dependents_begin[step]; k < ix.dependents_begin[step + 1]; ++k)
+    if (--gates_[ix.dependents[k]] == 0)
+      worklist_.push_back(ix.dependents[k]);
+}
+
+void ScheduleRun::settle_member(std::uint32_t member, std::vector<std::uint32_t>& finished) {
+  if (finish_known_[member] == 0 && involved_left_[member] == 0 && arrived(member)) {
+    finish_known_[member] = 1;
+    finished.push_back(member);
+  }
+}
+
+} // namespace echo::core

@@ -1,0 +1,165 @@
+#include "core/simulation.hpp"
+
+#include "base/user_error.hpp"
+#include "core/call_matcher.hpp"
+#include "core/resource_usage.hpp"
+#include "core/stream_actor.hpp"
+#include "workloads/trace_reader.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace echo::core {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+// SimGrid reads its settings from argv; give it ours, never the user's command line.
+std::unique_ptr<sg4::Engine> make_engine(std::uint32_t ranks_hint) {
+  static int argc = 1;
+  static char name[] = "echo-des";
+  static char* argv[] = {name, nullptr};
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  // Quiet: our own messages say what went wrong, SimGrid's would repeat it in its own words.
+  xbt_log_control_set("root.thres:critical");
+  xbt_log_control_set("ker_engine.thres:critical");
+  sg4::Engine::set_config("contexts/factory:raw");
+  // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
+  sg4::Engine::set_config(ranks_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
+  sg4::Engine::set_config("contexts/guard-size:0");
+  return engine;
+}
+
+double elapsed_s(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+} // namespace
+
+struct Simulation::Impl {
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  JobSpec job;
+  std::unique_ptr<sg4::Engine> engine;
+  std::unique_ptr<platforms::Cluster> cluster;
+  workloads::Workload workload;
+  collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
+};
+
+Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  impl_->job = job;
+  impl_->workload = workloads::read_trace(job.trace);
+  impl_->engine = make_engine(impl_->workload.rank_count());
+  platforms::load_platform(*impl_->engine, job.platform);
+  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
+  const std::uint32_t ranks = impl_->workload.rank_count();
+  const std::uint32_t gpus = impl_->cluster->gpu_count();
+  if (ranks > gpus)
+    throw UserError(job.trace, 0,
+                    "the workload has " + std::to_string(ranks) + " ranks but the platform (" + job.platform.describe() +
+                        ") has only " + std::to_string(gpus) + " GPUs",
+                    "use a larger platform (e.g. more nodes: --set platform.nodes=" +
+                        std::to_string((ranks + 7) / 8) + ") or a smaller workload");
+}
+
+Simulation::~Simulation() = default;
+
+collectives::AlgorithmRegistry& Simulation::algorithms() { return impl_->algorithms; }
+const workloads::Workload& Simulation::workload() const { return impl_->workload; }
+const platforms::Cluster& Simulation::cluster() const { return *impl_->cluster; }
+
+SimulationResult Simulation::run(bool record_intervals) {
+  const workloads::Workload& w = impl_->workload;
+  const std::uint32_t n_ranks = w.rank_count();
+
+  std::vector<RankRuntime> ranks;
+  ranks.reserve(n_ranks);
+  for (std::uint32_t r = 0; r < n_ranks; ++r)
+    ranks.emplace_back(r, w.program(r), w.slots.size());
+  CallMatcher matcher(w, *impl_->cluster, impl_->algorithms);
+
+  RunState state;
+  state.workload = &w;
+  state.matcher = &matcher;
+  state.ranks = &ranks;
+  state.mutex = sg4::Mutex::create();
+  state.record = record_intervals;
+
+  for (std::uint32_t r = 0; r < n_ranks; ++r) {
+    const workloads::RankProgram& program = w.program(r);
+    for (std::uint32_t s = 0; s < program.streams.size(); ++s)
+      if (!program.stream_order[s].empty())
+        sg4::Actor::create("rank" + std::to_string(r) + "/" + program.streams[s], impl_->cluster->gpus()[r].host,
+                           StreamActor(state, r, s));
+  }
+
+  const auto run_started = std::chrono::steady_clock::now();
+  impl_->engine->run();
+  const double run_wall_s = elapsed_s(run_started);
+
+  if (state.error)
+    throw *state.error;
+
+  // Every stream must have run to its end; otherwise some call never matched.
+  std::vector<std::string> stuck;
+  for (std::uint32_t r = 0; r < n_ranks && stuck.size() < 8; ++r) {
+    const workloads::RankProgram& program = ranks[r].program();
+    for (std::uint32_t s = 0; s < program.streams.size(); ++s) {
+      const auto& order = program.stream_order[s];
+      if (ranks[r].done(s) < order.size() && stuck.size() < 8)
+        stuck.push_back("rank " + std::to_string(r) + " stream '" + program.streams[s] + "' at task '" +
+                        program.tasks[order[ranks[r].done(s)]].name + "'");
+    }
+  }
+  if (!stuck.empty()) {
+    std::string message = "deadlock: the simulation cannot go on at t = " + std::to_string(sg4::Engine::get_clock()) + " s.";
+    for (const std::string& call : matcher.pending_report(8))
+      message += "\n  waiting: " + call;
+    for (const std::string& s : stuck)
+      message += "\n  blocked: " + s;
+    throw UserError(w.source, 0, message,
+                    "make every member of a communicator issue the same calls in the same order, and match each "
+                    "send with a recv");
+  }
+
+  SimulationResult result;
+  result.workload_name = w.name;
+  result.workload_source = w.source;
+  result.platform = impl_->job.platform.describe();
+  result.gpus = impl_->cluster->gpu_count();
+  result.ranks = n_ranks;
+  result.tasks = w.total_tasks();
+  result.measured_iteration_ns = w.measured_iteration_ns;
+  for (const RankRuntime& rt : ranks)
+    result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
+  result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));
+  result.per_rank.reserve(n_ranks);
+  for (const RankRuntime& rt : ranks) {
+    RankBreakdown b;
+    b.rank = rt.rank();
+    b.compute_s = rt.compute_s();
+    b.exposed_comm_s = rt.exposed_comm_s();
+    b.idle_s = std::max(0.0, result.iteration_time_s - b.compute_s - b.exposed_comm_s);
+    b.end_s = rt.end_s();
+    result.per_rank.push_back(b);
+  }
+  result.events = state.tasks_done + matcher.steps_timed();
+  result.collectives = matcher.calls_completed();
+  result.run_wall_s = run_wall_s;
+  result.wall_s = elapsed_s(impl_->started);
+  result.peak_rss_mb = peak_rss_mb();
+  if (record_intervals) {
+    result.intervals = std::move(state.intervals);
+    std::sort(result.intervals.begin(), result.intervals.end(), [](const Interval& a, const Interval& b) {
+      return std::tie(a.rank, a.stream, a.start_s, a.task) < std::tie(b.rank, b.stream, b.start_s, b.task);
+    });
+  }
+  return result;
+}
+
+} // namespace echo::core

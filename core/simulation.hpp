@@ -1,0 +1,38 @@
+#pragma once
+// Simulation: one simulated iteration of a job. The constructor loads the platform into a fresh
+// SimGrid engine and reads the workload; run() creates one actor per (rank, stream), replays the
+// programs and returns the result. SimGrid keeps one engine per process, so a process runs one
+// Simulation (tests fork a child per simulation).
+//
+// Errors the user caused (bad files, mismatched collectives, deadlocks) throw UserError.
+#include "collectives/algorithm.hpp"
+#include "core/job_spec.hpp"
+#include "core/simulation_result.hpp"
+#include "platforms/cluster.hpp"
+#include "workloads/workload.hpp"
+
+#include <memory>
+
+namespace echo::core {
+
+class Simulation {
+public:
+  explicit Simulation(const JobSpec& job);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Researchers add their own algorithms here before run(); the first that supports a call wins.
+  collectives::AlgorithmRegistry& algorithms();
+  const workloads::Workload& workload() const;
+  const platforms::Cluster& cluster() const;
+
+  // `record_intervals`: keep every executed interval (needed for the timeline).
+  SimulationResult run(bool record_intervals);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace echo::core

@@ -1,0 +1,51 @@
+#pragma once
+// What one simulated iteration produced: the iteration time, a breakdown per rank, and (when
+// asked for) every executed interval for the timeline.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::core {
+
+// Over [0, iteration end]: compute_s while any compute kernel runs on the GPU, exposed_comm_s
+// while communication runs and no compute does (a collective counts from the rank's arrival at
+// the call, as an NCCL kernel shows on a GPU timeline), idle_s the rest. They add up to the
+// iteration time.
+struct RankBreakdown {
+  std::uint32_t rank = 0;
+  double compute_s = 0.0;
+  double exposed_comm_s = 0.0;
+  double idle_s = 0.0;
+  double end_s = 0.0;  // when the rank's last task ended
+};
+
+struct Interval {
+  std::uint32_t rank = 0;
+  std::uint32_t stream = 0;
+  std::uint32_t task = 0;  // index in the rank's program
+  double start_s = 0.0;
+  double end_s = 0.0;
+  std::uint32_t comm = 0;  // communication: communicator index; send/recv: peer global rank
+  std::uint64_t seq = 0;   // communication: sequence number of the call
+};
+
+struct SimulationResult {
+  std::string workload_name;
+  std::string workload_source;
+  std::string platform;      // description
+  std::uint32_t gpus = 0;    // on the platform
+  std::uint32_t ranks = 0;
+  std::uint64_t tasks = 0;
+  std::uint64_t iteration_ns = 0;
+  double iteration_time_s = 0.0;
+  std::uint64_t measured_iteration_ns = 0;  // from the trace, 0 when unknown
+  std::vector<RankBreakdown> per_rank;
+  std::uint64_t events = 0;  // tasks executed + collective steps timed
+  std::uint64_t collectives = 0;
+  double wall_s = 0.0;      // whole job: loading and simulating
+  double run_wall_s = 0.0;  // the engine's run alone (events per second are measured on it)
+  double peak_rss_mb = 0.0;
+  std::vector<Interval> intervals;  // only when recording
+};
+
+} // namespace echo::core

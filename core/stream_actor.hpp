@@ -1,0 +1,47 @@
+#pragma once
+// StreamActor: the SimGrid actor that replays one stream of one rank. Kernels of a stream run in
+// order; a task also waits for its cross-stream dependencies (CUDA events). Compute kernels
+// sleep for their duration; communication blocks in the CallMatcher until its schedule says
+// this rank is done. Each kernel is a sleep, not an activity: a context switch per kernel and
+// no solver work, which is what keeps 10,000-GPU jobs fast.
+#include "base/user_error.hpp"
+#include "core/call_matcher.hpp"
+#include "core/rank_runtime.hpp"
+#include "core/simulation_result.hpp"
+#include "workloads/workload.hpp"
+
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace echo::core {
+
+// State shared by all actors of one run (single-threaded: SimGrid runs actors one at a time).
+struct RunState {
+  const workloads::Workload* workload = nullptr;
+  CallMatcher* matcher = nullptr;
+  std::vector<RankRuntime>* ranks = nullptr;
+  simgrid::s4u::MutexPtr mutex;
+  bool record = false;
+  std::vector<Interval> intervals;
+  std::uint64_t tasks_done = 0;
+  std::optional<UserError> error;  // the first user error raised inside an actor
+};
+
+class StreamActor {
+public:
+  StreamActor(RunState& state, std::uint32_t rank, std::uint32_t stream) : state_(&state), rank_(rank), stream_(stream) {}
+  void operator()() const;
+
+private:
+  void wait_for_dependencies(RankRuntime& rt, const workloads::ProgramTask& task) const;
+  double communicate(RankRuntime& rt, const workloads::ProgramTask& task, Interval& record) const;
+
+  RunState* state_;
+  std::uint32_t rank_;
+  std::uint32_t stream_;
+};
+
+} // namespace echo::core

@@ -1,0 +1,105 @@
+#include "core/summary_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace echo::core {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string ms(double seconds) { return fixed(seconds * 1e3, 6); }
+
+std::string row(const std::string& label, double compute_s, double comm_s, double idle_s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%8s %14s %17s %14s\n", label.c_str(), ms(compute_s).c_str(), ms(comm_s).c_str(),
+                ms(idle_s).c_str());
+  return buf;
+}
+
+} // namespace
+
+nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_clock) {
+  nlohmann::ordered_json j;
+  j["workload"] = {{"name", r.workload_name}, {"source", r.workload_source}, {"ranks", r.ranks}, {"tasks", r.tasks}};
+  j["platform"] = {{"description", r.platform}, {"gpus", r.gpus}};
+  j["iteration_time_s"] = r.iteration_time_s;
+  j["iteration_time_ns"] = r.iteration_ns;
+  if (r.measured_iteration_ns > 0) {
+    j["measured_iteration_time_s"] = static_cast<double>(r.measured_iteration_ns) * 1e-9;
+    j["error_vs_measured"] =
+        (static_cast<double>(r.iteration_ns) - static_cast<double>(r.measured_iteration_ns)) / static_cast<double>(r.measured_iteration_ns);
+  }
+  auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
+  for (const RankBreakdown& b : r.per_rank)
+    ranks.push_back({{"rank", b.rank},
+                     {"compute_s", b.compute_s},
+                     {"exposed_comm_s", b.exposed_comm_s},
+                     {"idle_s", b.idle_s},
+                     {"end_s", b.end_s}});
+  auto& sim = j["simulation"] = {{"events", r.events}, {"collectives", r.collectives}};
+  if (with_wall_clock) {
+    sim["wall_s"] = r.wall_s;
+    sim["run_wall_s"] = r.run_wall_s;
+    sim["events_per_s"] = r.run_wall_s > 0 ? static_cast<double>(r.events) / r.run_wall_s : 0.0;
+    sim["peak_rss_mb"] = r.peak_rss_mb;
+  }
+  return j;
+}
+
+std::string text_summary(const SimulationResult& r) {
+  std::string out;
+  out += "workload:       " + (r.workload_name.empty() ? r.workload_source : r.workload_name + " (" + r.workload_source + ")") +
+         ", " + std::to_string(r.ranks) + " ranks, " + std::to_string(r.tasks) + " tasks\n";
+  out += "platform:       " + r.platform + ", " + std::to_string(r.gpus) + " GPUs\n";
+  out += "iteration time: " + ms(r.iteration_time_s) + " ms (" + std::to_string(r.iteration_ns) + " ns)\n";
+  if (r.measured_iteration_ns > 0) {
+    const double measured = static_cast<double>(r.measured_iteration_ns);
+    out += "measured:       " + ms(measured * 1e-9) + " ms, prediction error " +
+           fixed(100.0 * (static_cast<double>(r.iteration_ns) - measured) / measured, 2) + "%\n";
+  }
+  out += "\n";
+  char header[160];
+  std::snprintf(header, sizeof header, "%8s %14s %17s %14s\n", "rank", "compute_ms", "exposed_comm_ms", "idle_ms");
+  out += header;
+  // Every rank for small jobs; for large ones the first ranks and the spread over all of them.
+  constexpr std::size_t kShown = 16;
+  for (std::size_t i = 0; i < r.per_rank.size() && i < kShown; ++i) {
+    const RankBreakdown& b = r.per_rank[i];
+    out += row(std::to_string(b.rank), b.compute_s, b.exposed_comm_s, b.idle_s);
+  }
+  if (r.per_rank.size() > kShown) {
+    out += "     ... " + std::to_string(r.per_rank.size() - kShown) + " more ranks (all of them with --json)\n";
+    RankBreakdown lo = r.per_rank.front(), hi = lo, sum{};
+    for (const RankBreakdown& b : r.per_rank) {
+      lo.compute_s = std::min(lo.compute_s, b.compute_s);
+      lo.exposed_comm_s = std::min(lo.exposed_comm_s, b.exposed_comm_s);
+      lo.idle_s = std::min(lo.idle_s, b.idle_s);
+      hi.compute_s = std::max(hi.compute_s, b.compute_s);
+      hi.exposed_comm_s = std::max(hi.exposed_comm_s, b.exposed_comm_s);
+      hi.idle_s = std::max(hi.idle_s, b.idle_s);
+      sum.compute_s += b.compute_s;
+      sum.exposed_comm_s += b.exposed_comm_s;
+      sum.idle_s += b.idle_s;
+    }
+    const auto n = static_cast<double>(r.per_rank.size());
+    out += row("min", lo.compute_s, lo.exposed_comm_s, lo.idle_s);
+    out += row("mean", sum.compute_s / n, sum.exposed_comm_s / n, sum.idle_s / n);
+    out += row("max", hi.compute_s, hi.exposed_comm_s, hi.idle_s);
+  }
+  return out;
+}
+
+std::string simulation_stats_line(const SimulationResult& r) {
+  const double rate = r.run_wall_s > 0 ? static_cast<double>(r.events) / r.run_wall_s : 0.0;
+  return "simulation: " + std::to_string(r.events) + " events in " + fixed(r.run_wall_s, 3) + " s (" + fixed(rate, 0) +
+         " events/s), job " + fixed(r.wall_s, 3) + " s, peak RSS " + fixed(r.peak_rss_mb, 1) + " MB";
+}
+
+} // namespace echo::core

@@ -1,0 +1,66 @@
+#include "core/timeline_writer.hpp"
+
+#include "core/trace_names.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace echo::core {
+
+namespace {
+
+using workloads::TaskKind;
+
+// Microseconds with exactly three decimals, from integer nanoseconds: no float formatting noise.
+long long nanos(double seconds) { return std::llround(seconds * 1e9); }
+
+std::string micros(long long ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld.%03lld", ns / 1000, ns % 1000);
+  return buf;
+}
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+} // namespace
+
+void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& w) {
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  auto next = [&]() -> std::ostream& {
+    if (!first)
+      out << ",\n";
+    first = false;
+    return out;
+  };
+  for (std::uint32_t r = 0; r < w.rank_count(); ++r) {
+    next() << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << r << ",\"args\":{\"name\":\"rank " << r << "\"}}";
+    next() << "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" << r << ",\"args\":{\"sort_index\":" << r << "}}";
+    const auto& program = w.program(r);
+    for (std::uint32_t s = 0; s < program.streams.size(); ++s)
+      next() << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << r << ",\"tid\":" << s
+             << ",\"args\":{\"name\":" << quoted(program.streams[s]) << "}}";
+  }
+  for (const Interval& iv : result.intervals) {
+    const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
+    std::string name = task.name;
+    std::string args = "\"task\":" + quoted(task.name);
+    if (task.kind != TaskKind::compute) {
+      name = std::string(op_name(task)) + " " + std::to_string(task.bytes) + " B";
+      args += ",\"op\":\"" + std::string(op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +
+              ",\"seq\":" + std::to_string(iv.seq);
+      if (task.kind == TaskKind::collective)
+        args += ",\"communicator\":" + quoted(w.communicators[iv.comm].name);
+      else
+        args += std::string(",\"") + (task.kind == TaskKind::send ? "to" : "from") + "\":" + std::to_string(iv.comm);
+    }
+    next() << "{\"name\":" << quoted(name) << ",\"cat\":\"" << category_name(task.category)
+           << "\",\"ph\":\"X\",\"pid\":" << iv.rank << ",\"tid\":" << iv.stream << ",\"ts\":" << micros(nanos(iv.start_s))
+           << ",\"dur\":" << micros(nanos(iv.end_s) - nanos(iv.start_s)) << ",\"args\":{" << args << "}}";
+  }
+  out << "\n]}\n";
+}
+
+} // namespace echo::core

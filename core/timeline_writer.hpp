@@ -1,0 +1,14 @@
+#pragma once
+// Writes the recorded intervals as a Chrome / Perfetto trace (JSON "traceEvents"): one process
+// per rank, one thread per stream, one complete event per kernel; communication is named by op
+// and bytes. Timestamps are exact to the nanosecond (microseconds with three decimals).
+#include "core/simulation_result.hpp"
+#include "workloads/workload.hpp"
+
+#include <ostream>
+
+namespace echo::core {
+
+void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& workload);
+
+} // namespace echo::core

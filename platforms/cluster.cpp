@@ -1,0 +1,96 @@
+#include "platforms/cluster.hpp"
+
+#include "base/user_error.hpp"
+#include "platforms/natural_order.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace echo::platforms {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+// Depth-first declaration order of every zone, so that nodes are numbered as the file lists them.
+void number_zones(const sg4::NetZone* zone, std::map<const sg4::NetZone*, std::size_t>& order) {
+  order.emplace(zone, order.size());
+  for (const sg4::NetZone* child : zone->get_children())
+    number_zones(child, order);
+}
+
+LinkKind intra_kind_of(const sg4::NetZone* zone) {
+  const char* intra = zone->get_property("intra");
+  return (intra != nullptr && std::string_view(intra) == "pcie") ? LinkKind::pcie : LinkKind::nvlink;
+}
+
+} // namespace
+
+Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::move(source)) {
+  std::map<const sg4::NetZone*, std::size_t> zone_order;
+  number_zones(engine.get_netzone_root(), zone_order);
+
+  std::map<std::size_t, std::vector<sg4::Host*>> hosts_by_zone;
+  for (sg4::Host* host : engine.get_all_hosts())
+    if (host->get_property("gpu") != nullptr)
+      hosts_by_zone[zone_order.at(host->get_englobing_zone())].push_back(host);
+
+  if (hosts_by_zone.empty())
+    throw UserError(source_, 0, "the platform has no GPU: no host carries the property `gpu`",
+                    "mark each GPU host with <prop id=\"gpu\" value=\"MODEL\"/>, or use a preset "
+                    "(platform: {preset: dgx-a100, nodes: 2})");
+
+  for (auto& [order, hosts] : hosts_by_zone) {
+    std::sort(hosts.begin(), hosts.end(), [](const sg4::Host* a, const sg4::Host* b) {
+      return natural_less(a->get_name(), b->get_name());
+    });
+    Node node;
+    const sg4::NetZone* zone = hosts.front()->get_englobing_zone();
+    node.name = zone->get_name();
+    node.intra = intra_kind_of(zone);
+    for (sg4::Host* host : hosts) {
+      node.gpus.push_back(static_cast<std::uint32_t>(gpus_.size()));
+      gpus_.push_back(Gpu{host, static_cast<std::uint32_t>(nodes_.size()),
+                          static_cast<std::uint32_t>(node.gpus.size() - 1), host->get_property("gpu")});
+    }
+    nodes_.push_back(std::move(node));
+  }
+}
+
+Route Cluster::route(std::uint32_t src, std::uint32_t dst) const {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  if (auto it = route_cache_.find(key); it != route_cache_.end())
+    return it->second;
+  Route r = compute_route(src, dst);
+  route_cache_.emplace(key, r);
+  return r;
+}
+
+Route Cluster::compute_route(std::uint32_t src, std::uint32_t dst) const {
+  const Gpu& a = gpus_.at(src);
+  const Gpu& b = gpus_.at(dst);
+  std::vector<sg4::Link*> links;
+  double latency_s = 0.0;
+  a.host->route_to(b.host, links, &latency_s);
+
+  Route r;
+  r.latency_s = latency_s;
+  r.bandwidth_Bps = std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links)
+    r.bandwidth_Bps = std::min(r.bandwidth_Bps, link->get_bandwidth());
+  if (links.empty())
+    throw UserError(source_, 0,
+                    "the platform has no links between GPUs " + a.host->get_name() + " and " +
+                        b.host->get_name() + ", so no time can be given to a transfer between them",
+                    "declare a route with at least one link between these hosts");
+  r.kind = (a.node == b.node) ? nodes_[a.node].intra : LinkKind::network;
+  return r;
+}
+
+} // namespace echo::platforms

@@ -1,0 +1,59 @@
+#pragma once
+// Cluster: the GPU index of a SimGrid platform loaded into an engine, and route queries between
+// GPUs. A GPU is a host with the property `gpu` (its value names the GPU model); the netzone that
+// directly holds a GPU is its node. Rank order is node order (depth-first declaration order of the
+// zones) then GPU order inside the node (host names in natural order: gpu2 before gpu10).
+//
+// Routes are asked for lazily and cached per GPU pair: collectives only ask for the pairs they
+// use (ring neighbours, tree parents), so the cache grows with ranks, not ranks squared.
+#include "platforms/route.hpp"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace simgrid::s4u {
+class Engine;
+class Host;
+class NetZone;
+} // namespace simgrid::s4u
+
+namespace echo::platforms {
+
+struct Gpu {
+  simgrid::s4u::Host* host = nullptr;
+  std::uint32_t node = 0;   // index into Cluster::nodes()
+  std::uint32_t local = 0;  // index inside the node
+  std::string model;        // value of the `gpu` property
+};
+
+struct Node {
+  std::string name;             // the netzone's name
+  LinkKind intra = LinkKind::nvlink;  // zone property `intra` = nvlink | pcie
+  std::vector<std::uint32_t> gpus;
+};
+
+class Cluster final : public RouteOracle {
+public:
+  // Indexes the GPUs of the platform already loaded in `engine`. `source` names the platform in
+  // error messages. Throws UserError when the platform holds no GPU.
+  Cluster(const simgrid::s4u::Engine& engine, std::string source);
+
+  Route route(std::uint32_t src, std::uint32_t dst) const override;
+  std::uint32_t gpu_count() const override { return static_cast<std::uint32_t>(gpus_.size()); }
+
+  const std::vector<Gpu>& gpus() const { return gpus_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::string& source() const { return source_; }
+
+private:
+  Route compute_route(std::uint32_t src, std::uint32_t dst) const;
+
+  std::string source_;
+  std::vector<Gpu> gpus_;
+  std::vector<Node> nodes_;
+  mutable std::unordered_map<std::uint64_t, Route> route_cache_;
+};
+
+} // namespace echo::platforms

@@ -1,0 +1,150 @@
+#include "platforms/cluster_spec.hpp"
+
+#include "base/user_error.hpp"
+
+#include <xbt/parse_units.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+namespace echo::platforms {
+
+namespace {
+
+// Sources of the figures: NVLink bandwidth is what NCCL counts per link (Ampere 20 GB/s x 12
+// links on A100; Hopper 20.6 GB/s x 18 on H100, x 8 on H800 — nccl-facts.md, hardware section);
+// NIC rates are the InfiniBand port rates of the vendors' node specs (HDR 200 Gb/s, NDR 400 Gb/s,
+// one per GPU); switch latency is the port-to-port figure of NVIDIA Quantum / Quantum-2 switches.
+const std::map<std::string, ClusterSpec>& presets() {
+  static const std::map<std::string, ClusterSpec> table = [] {
+    std::map<std::string, ClusterSpec> t;
+    ClusterSpec a100;
+    a100.gpu = "A100-SXM4-80GB";
+    a100.gpus_per_node = 8;
+    a100.nvlink_bw = "240GBps";
+    a100.nvlink_latency = "350ns";
+    a100.nics_per_node = 8;
+    a100.nic_bw = "200Gbps";
+    a100.nic_latency = "1us";
+    a100.switch_latency = "130ns";
+    a100.preset = "dgx-a100";
+    t["dgx-a100"] = a100;
+
+    ClusterSpec ndv4 = a100;  // Azure ND A100 v4: A100 40 GB, 8x HDR, NVSwitch
+    ndv4.preset = "azure-ndv4-a100";
+    ndv4.gpu = "A100-SXM4-40GB";
+    t["azure-ndv4-a100"] = ndv4;
+
+    ClusterSpec h100 = a100;
+    h100.preset = "dgx-h100";
+    h100.gpu = "H100-SXM5-80GB";
+    h100.nvlink_bw = "370.8GBps";
+    h100.nic_bw = "400Gbps";
+    t["dgx-h100"] = h100;
+
+    ClusterSpec h800 = h100;  // export variant: 8 NVLink links instead of 18
+    h800.preset = "h800";
+    h800.gpu = "H800-SXM5-80GB";
+    h800.nvlink_bw = "164.8GBps";
+    t["h800"] = h800;
+    return t;
+  }();
+  return table;
+}
+
+std::uint32_t parse_count(const std::string& key, const std::string& value, const std::string& origin) {
+  std::uint32_t n = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n == 0)
+    throw UserError(origin, 0, "`" + key + "` must be a positive integer, got '" + value + "'",
+                    "write e.g. " + key + "=8");
+  return n;
+}
+
+void check_unit(const std::string& key, const std::string& value, const std::string& origin, bool bandwidth) {
+  try {
+    const double v = bandwidth ? xbt_parse_get_bandwidth(origin, 0, value, key)
+                               : xbt_parse_get_time(origin, 0, value, key);
+    if (bandwidth ? v <= 0 : v < 0)
+      throw std::invalid_argument("out of range");
+  } catch (const std::exception&) {
+    throw UserError(origin, 0, "`" + key + "` = '" + value + "' is not a valid " +
+                                   (bandwidth ? "bandwidth" : "latency"),
+                    bandwidth ? "use SimGrid's units, e.g. 300GBps (bytes) or 200Gbps (bits)"
+                              : "use SimGrid's units, e.g. 2us, 500ns, 0.1ms");
+  }
+}
+
+} // namespace
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = {"dgx-a100", "azure-ndv4-a100", "dgx-h100", "h800"};
+  return names;
+}
+
+const std::vector<std::string>& override_keys() {
+  static const std::vector<std::string> keys = {
+      "gpu", "gpus_per_node", "nvlink_bw", "nvlink_latency", "nics_per_node", "nic_bw",
+      "nic_latency", "switch_latency", "oversubscription", "nodes"};
+  return keys;
+}
+
+ClusterSpec preset(const std::string& name, std::uint32_t nodes) {
+  auto it = presets().find(name);
+  if (it == presets().end()) {
+    std::string known;
+    for (const auto& n : preset_names())
+      known += (known.empty() ? "" : ", ") + n;
+    throw UserError("", 0, "unknown platform preset '" + name + "'",
+                    "use one of: " + known + " (or give a platform XML file)");
+  }
+  ClusterSpec spec = it->second;
+  spec.nodes = nodes;
+  return spec;
+}
+
+void override_figure(ClusterSpec& spec, const std::string& key, const std::string& value,
+                     const std::string& origin) {
+  if (key == "gpu") {
+    if (value.empty())
+      throw UserError(origin, 0, "`gpu` must name a GPU model", "write e.g. gpu=H100-SXM5-80GB");
+    spec.gpu = value;
+  } else if (key == "gpus_per_node") {
+    spec.gpus_per_node = parse_count(key, value, origin);
+  } else if (key == "nics_per_node") {
+    spec.nics_per_node = parse_count(key, value, origin);
+  } else if (key == "nodes") {
+    spec.nodes = parse_count(key, value, origin);
+  } else if (key == "nvlink_bw" || key == "nic_bw") {
+    check_unit(key, value, origin, true);
+    (key == "nvlink_bw" ? spec.nvlink_bw : spec.nic_bw) = value;
+  } else if (key == "nvlink_latency" || key == "nic_latency" || key == "switch_latency") {
+    check_unit(key, value, origin, false);
+    (key == "nvlink_latency" ? spec.nvlink_latency
+                             : key == "nic_latency" ? spec.nic_latency : spec.switch_latency) = value;
+  } else if (key == "oversubscription") {
+    double v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || v < 1.0)
+      throw UserError(origin, 0, "`oversubscription` must be a number >= 1, got '" + value + "'",
+                      "write e.g. oversubscription=2 for a 2:1 fat-tree");
+    spec.oversubscription = v;
+  } else {
+    std::string known;
+    for (const auto& k : override_keys())
+      known += (known.empty() ? "" : ", ") + k;
+    throw UserError(origin, 0, "unknown platform figure '" + key + "'", "use one of: " + known);
+  }
+}
+
+void validate(const ClusterSpec& spec, const std::string& origin) {
+  if (spec.nics_per_node > spec.gpus_per_node || spec.gpus_per_node % spec.nics_per_node != 0)
+    throw UserError(origin, 0,
+                    "nics_per_node (" + std::to_string(spec.nics_per_node) +
+                        ") must divide gpus_per_node (" + std::to_string(spec.gpus_per_node) + ")",
+                    "GPUs share NICs evenly: pick e.g. nics_per_node=" +
+                        std::to_string(spec.gpus_per_node) + " or a divisor of it");
+}
+
+} // namespace echo::platforms

@@ -1,0 +1,43 @@
+#pragma once
+// ClusterSpec: the figures of a generated GPU cluster (a preset, possibly with what-if overrides).
+// Bandwidths and latencies are kept as SimGrid unit strings ("300GBps", "200Gbps", "2us") so a
+// value written by the user means exactly what it means in a platform XML file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::platforms {
+
+struct ClusterSpec {
+  std::string preset;            // the preset it started from
+  std::string gpu;               // GPU model, written as the hosts' `gpu` property
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 8;
+  std::string nvlink_bw;         // per GPU, per direction, to the NVSwitch
+  std::string nvlink_latency;    // GPU to NVSwitch, one way
+  std::uint32_t nics_per_node = 8;
+  std::string nic_bw;            // per NIC, per direction
+  std::string nic_latency;       // GPU through its NIC to the leaf switch, one way
+  std::string switch_latency;    // one InfiniBand switch traversal
+  double oversubscription = 1.0; // leaf down-link capacity / leaf up-link capacity
+  std::uint32_t pod_nodes = 32;  // nodes under one set of rail leaf switches
+};
+
+// The names `preset()` knows, in the order `--help` lists them.
+const std::vector<std::string>& preset_names();
+
+// The figures of a bundled preset. Throws UserError (naming the known presets) when unknown.
+ClusterSpec preset(const std::string& name, std::uint32_t nodes);
+
+// Keys that `override_figure` accepts, for messages and --help.
+const std::vector<std::string>& override_keys();
+
+// Applies one what-if override (`nic_bw` = "100Gbps", ...). Values are checked with SimGrid's own
+// unit parser; `origin` names where the value came from (a job file, the command line) in errors.
+void override_figure(ClusterSpec& spec, const std::string& key, const std::string& value,
+                     const std::string& origin);
+
+// Checks the figures together (e.g. NICs per node divides GPUs per node). Throws UserError.
+void validate(const ClusterSpec& spec, const std::string& origin);
+
+} // namespace echo::platforms
