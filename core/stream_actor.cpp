@@ -40,33 +40,69 @@ double StreamActor::communicate(RankRuntime& rt, const ProgramTask& task, Interv
   return state_->matcher->await_transfer(rank_, task, peer, rank_, record.seq);
 }
 
+std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const {
+  const workloads::RankProgram& program = rt.program();
+  const auto& order = program.stream_order[stream_];
+  std::size_t end = first + 1;
+  std::uint64_t total_ns = program.tasks[order[first]].duration_ns;
+  while (end < order.size() && !program.tasks[order[end - 1]].observed) {
+    const ProgramTask& next = program.tasks[order[end]];
+    if (next.kind != TaskKind::compute || !rt.ready(next))
+      break;
+    total_ns += next.duration_ns;
+    ++end;
+  }
+  const double start_s = sg4::Engine::get_clock();
+  rt.begin(true, start_s);
+  if (total_ns > 0)
+    sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
+  rt.end(true, sg4::Engine::get_clock());
+  if (state_->record) {
+    std::uint64_t elapsed_ns = 0;
+    for (std::size_t k = first; k < end; ++k) {
+      const std::uint64_t d = program.tasks[order[k]].duration_ns;
+      Interval iv{rank_, stream_, order[k], start_s + static_cast<double>(elapsed_ns) * 1e-9,
+                  start_s + static_cast<double>(elapsed_ns + d) * 1e-9, 0, 0};
+      state_->intervals.push_back(iv);
+      elapsed_ns += d;
+    }
+  }
+  return end - first;
+}
+
+void StreamActor::finish(RankRuntime& rt, std::size_t count) const {
+  for (std::size_t k = 0; k < count; ++k)
+    rt.finish_task(stream_);
+  state_->tasks_done += count;
+  if (rt.dependency_waiters > 0)
+    rt.dependency_signal().notify_all();
+}
+
 void StreamActor::operator()() const {
   RankRuntime& rt = (*state_->ranks)[rank_];
   const workloads::RankProgram& program = rt.program();
+  const auto& order = program.stream_order[stream_];
   try {
-    for (std::uint32_t index : program.stream_order[stream_]) {
-      const ProgramTask& task = program.tasks[index];
+    for (std::size_t pos = 0; pos < order.size();) {
+      const ProgramTask& task = program.tasks[order[pos]];
       wait_for_dependencies(rt, task);
-
-      Interval record{rank_, stream_, index, sg4::Engine::get_clock(), 0.0, 0, 0};
-      const bool compute = task.kind == TaskKind::compute;
-      rt.begin(compute, record.start_s);
-      if (compute) {
-        if (task.duration_ns > 0)
-          sg4::this_actor::sleep_for(static_cast<double>(task.duration_ns) * 1e-9);
-      } else {
-        const double finish_s = communicate(rt, task, record);
-        if (finish_s > sg4::Engine::get_clock())
-          sg4::this_actor::sleep_until(finish_s);
+      if (task.kind == TaskKind::compute) {
+        const std::size_t ran = compute_batch(rt, pos);
+        finish(rt, ran);
+        pos += ran;
+        continue;
       }
+      Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
+      rt.begin(false, record.start_s);
+      const double finish_s = communicate(rt, task, record);
+      if (finish_s > sg4::Engine::get_clock())
+        sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();
-      rt.end(compute, record.end_s);
-      rt.finish_task(stream_);
-      ++state_->tasks_done;
-      if (rt.dependency_waiters > 0)
-        rt.dependency_signal().notify_all();
+      rt.end(false, record.end_s);
       if (state_->record)
         state_->intervals.push_back(record);
+      finish(rt, 1);
+      ++pos;
     }
   } catch (const UserError& e) {
     // Stop the whole run: the first user error is reported, the other actors are killed.

@@ -72,7 +72,7 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
     out << "    <zone id=\"" << pod << "\" routing=\"Full\">\n";
     for (std::uint32_t n = first; n < last; ++n)
       write_node(spec, n, out);
-    out << "      <zone id=\"" << pod << "-leaf\" routing=\"Full\"><router id=\"" << pod
+    out << "      <zone id=\"" << pod << "-switches\" routing=\"Full\"><router id=\"" << pod
         << "-leaf\"/></zone>\n"
         // Leaf hop: a switch traversal, never the bottleneck (the NIC links are).
         << "      <link id=\"" << pod << "-leafhop\" bandwidth=\"" << bandwidth_string(uplink_Bps * spec.oversubscription)
@@ -81,7 +81,7 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
       for (std::uint32_t b = a + 1; b < last; ++b)
         out << "      <zoneRoute src=\"node" << a << "\" dst=\"node" << b << "\" gw_src=\"node" << a
             << "-gw\" gw_dst=\"node" << b << "-gw\"><link_ctn id=\"" << pod << "-leafhop\"/></zoneRoute>\n";
-      out << "      <zoneRoute src=\"node" << a << "\" dst=\"" << pod << "-leaf\" gw_src=\"node" << a
+      out << "      <zoneRoute src=\"node" << a << "\" dst=\"" << pod << "-switches\" gw_src=\"node" << a
           << "-gw\" gw_dst=\"" << pod << "-leaf\"><link_ctn id=\"" << pod << "-leafhop\"/></zoneRoute>\n";
     }
     out << "    </zone>\n";

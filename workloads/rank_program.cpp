@@ -122,6 +122,7 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
     std::map<std::uint32_t, std::uint32_t> latest;
     for (std::uint32_t d : deps[i])
       if (p.tasks[d].stream != p.tasks[i].stream) {
+        p.tasks[d].observed = true;
         auto [it, fresh] = latest.emplace(p.tasks[d].stream, p.tasks[d].position);
         if (!fresh)
           it->second = std::max(it->second, p.tasks[d].position);

@@ -31,6 +31,7 @@ struct ProgramTask {
   std::uint64_t duration_ns = 0;  // compute; for communication, the measured time if traced
   std::uint64_t bytes = 0;
   std::uint32_t waits_begin = 0, waits_end = 0;  // cross-stream waits, range in RankProgram::waits
+  bool observed = false;          // a task on another stream waits for this one
   std::string name;
 };
 
