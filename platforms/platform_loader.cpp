@@ -25,10 +25,13 @@ namespace {
     line = std::stoi(m[1]);
     what = m[2];
   }
-  throw UserError(file, line, "not a valid SimGrid platform: " + what,
-                  "check the file against https://simgrid.org/simgrid.dtd (zones hold either "
-                  "sub-zones or hosts, routes come last), or generate one with "
-                  "`echo-des platform generate`");
+  const std::string fix =
+      what.find("in prolog") != std::string::npos
+          ? "SimGrid needs the DOCTYPE: start the file with <?xml version='1.0'?> and "
+            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">"
+          : "check the file against https://simgrid.org/simgrid.dtd (zones hold either sub-zones or hosts, routes "
+            "come last), or generate one with `echo-des platform generate`";
+  throw UserError(file, line, "not a valid SimGrid platform: " + what, fix);
 }
 
 void load_file(simgrid::s4u::Engine& engine, const std::string& file, const std::string& shown_name) {

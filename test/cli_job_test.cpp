@@ -1,0 +1,91 @@
+// The job file: its schema, --set overrides, and the messages for mistakes.
+#include "base/user_error.hpp"
+#include "cli/job_file.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace echo;
+
+namespace {
+
+core::JobSpec parse(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  return cli::parse_job(yaml, "job.yaml", "/jobs", sets);
+}
+
+std::string error_of(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  try {
+    parse(yaml, sets);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("a job with a platform file; paths are relative to the job file") {
+  const auto job = parse("platform: {file: p.xml}\nworkload: {trace: t.pbtxt}\noutput: {dir: out}\n");
+  CHECK(job.platform.file == "/jobs/p.xml");
+  CHECK_FALSE(job.platform.spec.has_value());
+  CHECK(job.trace == "/jobs/t.pbtxt");
+  CHECK(job.out_dir == "/jobs/out");
+  CHECK(job.timeline);
+}
+
+TEST_CASE("a job with a preset and what-if figures") {
+  const auto job = parse("platform:\n  preset: dgx-h100\n  nodes: 16\n  nic_bw: 200Gbps\n  oversubscription: 2\n"
+                         "workload: {trace: /abs/t.pb}\n");
+  REQUIRE(job.platform.spec.has_value());
+  CHECK(job.platform.spec->preset == "dgx-h100");
+  CHECK(job.platform.spec->nodes == 16);
+  CHECK(job.platform.spec->nic_bw == "200Gbps");
+  CHECK(job.platform.spec->oversubscription == 2.0);
+  CHECK(job.trace == "/abs/t.pb");
+}
+
+TEST_CASE("--set overrides keys, including ones the file does not have") {
+  const auto job = parse("platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: t.pb}\n",
+                         {"platform.nodes=4", "platform.nic_latency=2us", "output.dir=/tmp/x", "output.timeline=false"});
+  CHECK(job.platform.spec->nodes == 4);
+  CHECK(job.platform.spec->nic_latency == "2us");
+  CHECK(job.out_dir == "/tmp/x");
+  CHECK_FALSE(job.timeline);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n", {"nodes"}).find("key=value") != std::string::npos);
+}
+
+TEST_CASE("unknown keys are named with their line and the allowed keys") {
+  const std::string top = error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nworklaod: {}\n");
+  CHECK(top.find("job.yaml:3: unknown key 'worklaod'") == 0);
+  CHECK(top.find("allowed keys: platform, workload, output") != std::string::npos);
+  const std::string inner = error_of("platform:\n  preset: dgx-a100\n  nic_bandwidth: 1Gbps\nworkload: {trace: t.pb}\n");
+  CHECK(inner.find("job.yaml:3: unknown key 'nic_bandwidth' in `platform`") == 0);
+  CHECK(inner.find("nic_bw") != std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb, kineto: x}\n").find("unknown key 'kineto' in `workload`") !=
+        std::string::npos);
+}
+
+TEST_CASE("malformed YAML names the line") {
+  const std::string e = error_of("platform: {preset: dgx-a100\nworkload: [\n");
+  CHECK(e.find("job.yaml:") == 0);
+  CHECK(e.find("malformed YAML") != std::string::npos);
+}
+
+TEST_CASE("platform mistakes") {
+  CHECK(error_of("platform: {preset: dgx-z900, nodes: 2}\nworkload: {trace: t.pb}\n").find("unknown platform preset 'dgx-z900'") !=
+        std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100, nic_bw: fast}\nworkload: {trace: t.pb}\n")
+            .find("job.yaml:1: `nic_bw` = 'fast' is not a valid bandwidth") == 0);
+  CHECK(error_of("platform: {preset: dgx-a100, nics_per_node: 3}\nworkload: {trace: t.pb}\n").find("must divide gpus_per_node") !=
+        std::string::npos);
+  CHECK(error_of("platform: {file: a.xml, preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("exactly one of `file` and `preset`") !=
+        std::string::npos);
+  CHECK(error_of("platform: {file: a.xml, nodes: 2}\nworkload: {trace: t.pb}\n").find("only applies to a preset") != std::string::npos);
+  CHECK(error_of("workload: {trace: t.pb}\n").find("the job has no `platform` section") != std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100}\n").find("the job has no `workload` section") != std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\noutput: {timeline: maybe}\n")
+            .find("`timeline` must be true or false") != std::string::npos);
+}
+
+TEST_CASE("a missing job file") {
+  CHECK_THROWS_WITH_AS(cli::load_job("/nonexistent/job.yaml", {}), doctest::Contains("cannot read the job file"), UserError);
+}

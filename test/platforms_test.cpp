@@ -1,0 +1,169 @@
+// Presets, what-if figures, the generated XML, and the GPU index / routes of a loaded platform.
+#include "base/user_error.hpp"
+#include "platforms/cluster.hpp"
+#include "platforms/cluster_spec.hpp"
+#include "platforms/natural_order.hpp"
+#include "platforms/platform_loader.hpp"
+#include "platforms/platform_writer.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_files.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <sstream>
+
+using namespace echo;
+
+namespace {
+
+// Loads a platform in a child process and answers with the GPU index and a few routes.
+nlohmann::json inspect(const platforms::PlatformSource& source, const std::vector<std::pair<int, int>>& pairs) {
+  const auto outcome = test::in_child_process([&] {
+    int argc = 1;
+    char name[] = "test";
+    char* argv[] = {name, nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    platforms::load_platform(engine, source);
+    platforms::Cluster cluster(engine, source.describe());
+    nlohmann::json j;
+    for (const auto& g : cluster.gpus())
+      j["gpus"].push_back(g.host->get_name());
+    j["nodes"] = cluster.nodes().size();
+    for (auto [a, b] : pairs) {
+      const auto r = cluster.route(a, b);
+      j["routes"].push_back({{"latency_s", r.latency_s}, {"bandwidth_Bps", r.bandwidth_Bps}, {"kind", platforms::to_string(r.kind)}});
+    }
+    return j.dump();
+  });
+  if (outcome.user_error)
+    throw UserError("", 0, outcome.text, "");
+  return nlohmann::json::parse(outcome.text);
+}
+
+} // namespace
+
+TEST_CASE("natural order puts gpu2 before gpu10") {
+  CHECK(platforms::natural_less("gpu2", "gpu10"));
+  CHECK_FALSE(platforms::natural_less("gpu10", "gpu2"));
+  CHECK(platforms::natural_less("node1-gpu7", "node10-gpu0"));
+  CHECK(platforms::natural_less("a", "b"));
+  CHECK(platforms::natural_less("gpu", "gpu0"));
+  CHECK_FALSE(platforms::natural_less("gpu007", "gpu7"));
+}
+
+TEST_CASE("every preset is known, with its figures, and unknown ones are refused") {
+  for (const auto& name : {"dgx-a100", "azure-ndv4-a100", "dgx-h100", "h800"}) {
+    const auto spec = platforms::preset(name, 4);
+    CHECK(spec.gpus_per_node == 8);
+    CHECK(spec.nics_per_node == 8);
+    CHECK(spec.nodes == 4);
+  }
+  CHECK(platforms::preset("dgx-h100", 1).nic_bw == "400Gbps");
+  CHECK(platforms::preset("h800", 1).nvlink_bw == "164.8GBps");
+  CHECK_THROWS_WITH_AS(platforms::preset("tpu-v5", 1), doctest::Contains("use one of: dgx-a100, azure-ndv4-a100"), UserError);
+}
+
+TEST_CASE("what-if figures use SimGrid's units and are checked") {
+  auto spec = platforms::preset("dgx-a100", 2);
+  platforms::override_figure(spec, "nic_bw", "100Gbps", "test");
+  platforms::override_figure(spec, "nvlink_bw", "300GBps", "test");
+  platforms::override_figure(spec, "nic_latency", "2us", "test");
+  platforms::override_figure(spec, "gpus_per_node", "4", "test");
+  platforms::override_figure(spec, "nics_per_node", "2", "test");
+  platforms::override_figure(spec, "oversubscription", "2", "test");
+  platforms::override_figure(spec, "gpu", "B200", "test");
+  CHECK(spec.nic_bw == "100Gbps");
+  CHECK(spec.gpus_per_node == 4);
+  CHECK_NOTHROW(platforms::validate(spec, "test"));
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nic_bw", "100Gbits", "test"), doctest::Contains("not a valid bandwidth"), UserError);
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nic_latency", "2 parsecs", "test"), doctest::Contains("not a valid latency"), UserError);
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "gpus_per_node", "-1", "test"), doctest::Contains("positive integer"), UserError);
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "oversubscription", "0.5", "test"), doctest::Contains(">= 1"), UserError);
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nvswitch", "1", "test"), doctest::Contains("unknown platform figure"), UserError);
+}
+
+TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {
+  auto spec = platforms::preset("dgx-a100", 40);
+  spec.nics_per_node = 4;
+  std::ostringstream xml;
+  platforms::write_platform_xml(spec, xml);
+  const std::string s = xml.str();
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count("<prop id=\"gpu\"") == 320);
+  CHECK(count("-nic3\" bandwidth") == 40);
+  CHECK(count("-nic4\" bandwidth") == 0);
+  CHECK(count("<zone id=\"pod") == 4);  // two pods, each with a switch zone
+  CHECK(s.find("node0-gpu7\" dst=\"node0-gw\"><link_ctn id=\"node0-nic3\"") != std::string::npos);
+}
+
+TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across nodes") {
+  platforms::PlatformSource source;
+  source.spec = platforms::preset("dgx-a100", 2);
+  const auto j = inspect(source, {{0, 7}, {0, 8}, {3, 11}});
+  REQUIRE(j["gpus"].size() == 16);
+  CHECK(j["gpus"][0] == "node0-gpu0");
+  CHECK(j["gpus"][9] == "node1-gpu1");
+  CHECK(j["nodes"] == 2);
+  const auto& intra = j["routes"][0];
+  CHECK(intra["kind"] == "nvlink");
+  CHECK(intra["latency_s"].get<double>() == doctest::Approx(700e-9));
+  CHECK(intra["bandwidth_Bps"].get<double>() == doctest::Approx(240e9));
+  const auto& inter = j["routes"][1];
+  CHECK(inter["kind"] == "network");
+  CHECK(inter["latency_s"].get<double>() == doctest::Approx(2e-6 + 130e-9));
+  CHECK(inter["bandwidth_Bps"].get<double>() == doctest::Approx(25e9));
+}
+
+TEST_CASE("routes across pods cross leaf, spine and leaf; oversubscription narrows the spine") {
+  platforms::PlatformSource source;
+  source.spec = platforms::preset("dgx-h100", 34);  // pods of 32 nodes: node 33 is in the second pod
+  platforms::override_figure(*source.spec, "oversubscription", "256", "test");
+  const auto j = inspect(source, {{0, 33 * 8}});
+  CHECK(j["routes"][0]["latency_s"].get<double>() == doctest::Approx(2e-6 + 3 * 130e-9));
+  // 32 nodes x 8 NICs x 50 GB/s / 256 = 50 GB/s: no narrower than a NIC; at 512 it would be.
+  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
+}
+
+TEST_CASE("a user XML: GPUs are hosts with the `gpu` property, ordered naturally per node") {
+  test::TempDir dir;
+  platforms::PlatformSource source;
+  source.file = dir.file("p.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="box" routing="Full">
+    <prop id="intra" value="pcie"/>
+    <host id="gpu10" speed="1f"><prop id="gpu" value="V100"/></host>
+    <host id="gpu2" speed="1f"><prop id="gpu" value="V100"/></host>
+    <host id="cpu" speed="1f"/>
+    <link id="bus" bandwidth="24GBps" latency="2us"/>
+    <route src="gpu2" dst="gpu10"><link_ctn id="bus"/></route>
+  </zone>
+</platform>
+)");
+  const auto j = inspect(source, {{0, 1}});
+  CHECK(j["gpus"] == nlohmann::json::array({"gpu2", "gpu10"}));
+  CHECK(j["routes"][0]["kind"] == "pcie");
+  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(24e9));
+}
+
+TEST_CASE("platform files that are wrong") {
+  test::TempDir dir;
+  platforms::PlatformSource source;
+  source.file = dir / "missing.xml";
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("cannot read the platform file"));
+  source.file = dir.file("broken.xml", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<hots/>\n</zone></platform>\n");
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("broken.xml:5: not a valid SimGrid platform"));
+  source.file = dir.file("nogpu.xml", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
+                                      "<host id=\"h\" speed=\"1f\"/></zone></platform>\n");
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("the platform has no GPU"));
+  source.file = dir.file("nodoctype.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\"></platform>\n");
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("<!DOCTYPE platform SYSTEM"));
+}
