@@ -1,0 +1,247 @@
+// `echo-des run` end to end: exact times of the hand-computable examples, the JSON and timeline
+// outputs, determinism, and every bad input ending with a clear message and exit code 2.
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+using echo::test::run_cli;
+using echo::test::slurp;
+using echo::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+json run_json(const std::string& args) {
+  const auto r = run_cli("run " + args + " --json -q");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+const std::string kPlatform = ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml";
+
+std::string job_for(const TempDir& dir, const std::string& trace_text) {
+  const std::string trace = dir.file("trace.pbtxt", trace_text);
+  return dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace + "}\n");
+}
+
+// Two ranks whose programs are given; each has one stream.
+std::string two_ranks(const std::string& rank0_tasks, const std::string& rank1_tasks) {
+  return "templates { name: \"r0\" streams: \"s\" " + rank0_tasks + " }\n" + "templates { name: \"r1\" streams: \"s\" " +
+         rank1_tasks + " }\n" + "ranks { first: 0 template_name: \"r0\" }\nranks { first: 1 template_name: \"r1\" }\n";
+}
+
+// Runs a job that must fail: exit code 2, the message on stderr, nothing on stdout, no outputs.
+std::string failure_of(const std::string& job_args) {
+  TempDir out;
+  const auto r = run_cli("run " + job_args + " --out '" + (out / "results") + "'");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(out / "results"));
+  CHECK(r.err.rfind("echo-des: error: ", 0) == 0);
+  CHECK(r.err.find("how to fix: ") != std::string::npos);
+  return r.err;
+}
+
+} // namespace
+
+TEST_CASE("two_ranks example: 513 us, as the README computes by hand") {
+  const json j = run_json("examples/two_ranks/job.yaml");
+  CHECK(j["iteration_time_ns"] == 513000);
+  CHECK(j["iteration_time_s"].get<double>() == doctest::Approx(513e-6).epsilon(1e-12));
+  const auto& r0 = j["ranks"][0];
+  CHECK(r0["compute_s"].get<double>() == doctest::Approx(250e-6).epsilon(1e-9));
+  CHECK(r0["exposed_comm_s"].get<double>() == doctest::Approx(262e-6).epsilon(1e-9));
+  CHECK(r0["idle_s"].get<double>() == doctest::Approx(1e-6).epsilon(1e-6));
+  const auto& r1 = j["ranks"][1];
+  CHECK(r1["compute_s"].get<double>() == doctest::Approx(300e-6).epsilon(1e-9));
+  CHECK(r1["exposed_comm_s"].get<double>() == doctest::Approx(213e-6).epsilon(1e-9));
+  CHECK(std::abs(r1["idle_s"].get<double>()) < 1e-12);
+}
+
+TEST_CASE("eight_ranks example: 2128 us, the first all-reduce hidden behind backward") {
+  const json j = run_json("examples/eight_ranks/job.yaml");
+  CHECK(j["iteration_time_ns"] == 2128000);
+  for (const auto& r : j["ranks"]) {
+    CHECK(r["compute_s"].get<double>() == doctest::Approx(1100e-6).epsilon(1e-9));
+    CHECK(r["exposed_comm_s"].get<double>() == doctest::Approx(1028e-6).epsilon(1e-9));
+    CHECK(std::abs(r["idle_s"].get<double>()) < 1e-12);
+  }
+}
+
+TEST_CASE("the JSON summary has the documented fields") {
+  const json j = run_json("examples/two_ranks/job.yaml");
+  for (const char* key : {"iteration_time_s", "ranks", "simulation", "workload", "platform"})
+    CHECK(j.contains(key));
+  for (const char* key : {"rank", "compute_s", "exposed_comm_s", "idle_s"})
+    CHECK(j["ranks"][0].contains(key));
+  for (const char* key : {"wall_s", "events", "peak_rss_mb"})
+    CHECK(j["simulation"].contains(key));
+  CHECK(j["simulation"]["events"].get<int>() > 0);
+}
+
+TEST_CASE("ring AllReduce in the engine: 2(n-1)/n * B/bw + 2(n-1) * lat") {
+  // 8 ranks, 80 MB, every route 1 us and 100 GB/s on the example platform.
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 80000000 } } }
+ranks { first: 0 count: 8 template_name: "t" })");
+  const double n = 8, bytes = 80e6, bw = 100e9, lat = 1e-6;
+  const double expected = 2 * (n - 1) / n * bytes / bw + 2 * (n - 1) * lat;
+  const double t = run_json("'" + job + "'")["iteration_time_s"].get<double>();
+  CHECK(std::abs(t - expected) <= 1e-9 * expected);
+}
+
+TEST_CASE("same inputs, byte-identical summary.json and timeline.json") {
+  for (const std::string example : {"two_ranks", "eight_ranks"}) {
+    TempDir a, b;
+    REQUIRE(run_cli("run examples/" + example + "/job.yaml -q --out '" + (a / "o") + "'").code == 0);
+    REQUIRE(run_cli("run examples/" + example + "/job.yaml -q --out '" + (b / "o") + "'").code == 0);
+    CHECK(slurp(a / "o/summary.json") == slurp(b / "o/summary.json"));
+    CHECK(slurp(a / "o/timeline.json") == slurp(b / "o/timeline.json"));
+    CHECK_FALSE(slurp(a / "o/timeline.json").empty());
+  }
+}
+
+TEST_CASE("timeline.json: a process per rank, a thread per stream, collectives named by op and bytes") {
+  TempDir out;
+  REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (out / "o") + "'").code == 0);
+  const json t = json::parse(slurp(out / "o/timeline.json"));
+  int processes = 0, threads = 0, allreduces = 0, kernels = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["name"] == "process_name")
+      ++processes;
+    if (e["name"] == "thread_name")
+      ++threads;
+    if (e["ph"] == "X" && e["name"] == "all_reduce 40000000 B") {
+      ++allreduces;
+      CHECK(e["args"]["communicator"] == "dp.0");
+      CHECK(e["dur"].get<double>() == doctest::Approx(714.0));
+    }
+    if (e["ph"] == "X" && e["cat"] == "gemm")
+      ++kernels;
+  }
+  CHECK(processes == 8);
+  CHECK(threads == 16);
+  CHECK(allreduces == 16);
+  CHECK(kernels == 16);
+  const json s = json::parse(slurp(out / "o/summary.json"));
+  CHECK(s["iteration_time_ns"] == 2128000);
+  CHECK_FALSE(s["simulation"].contains("wall_s"));  // wall-clock figures would break byte-identity
+}
+
+TEST_CASE("a preset platform with --set what-if figures") {
+  TempDir dir;
+  const std::string trace = dir.file("trace.pbtxt", R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 100000000 } } }
+ranks { first: 0 count: 16 template_name: "t" })");
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: trace.pbtxt}\n");
+  const double fast = run_json("'" + job + "'")["iteration_time_s"].get<double>();
+  const double slow = run_json("'" + job + "' --set platform.nic_bw=100Gbps")["iteration_time_s"].get<double>();
+  // The ring crosses the network twice per round: halving the NIC rate nearly doubles the time.
+  CHECK(slow > 1.8 * fast);
+  CHECK(slow < 2.0 * fast);
+}
+
+TEST_CASE("bad input: files that are missing or malformed") {
+  TempDir dir;
+  CHECK(failure_of("/nonexistent/job.yaml").find("cannot read the job file") != std::string::npos);
+  CHECK(failure_of("'" + dir.file("bad.yaml", "platform: {preset: dgx-a100\n") + "'").find("malformed YAML") != std::string::npos);
+  CHECK(failure_of("'" + dir.file("keys.yaml", "platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nextra: 1\n") + "'")
+            .find("unknown key 'extra'") != std::string::npos);
+  CHECK(failure_of("'" + dir.file("notrace.yaml", "platform: {preset: dgx-a100}\nworkload: {trace: missing.pbtxt}\n") + "'")
+            .find("missing.pbtxt: cannot read the trace file") != std::string::npos);
+  const std::string bad_trace = job_for(dir, "templates { name: \"t\" streams: \"s\"\n  tasks { id: 1 stream: 0 compute { duration_ns: -5 } } }\n");
+  CHECK(failure_of("'" + bad_trace + "'").find("trace.pbtxt:2: malformed text-format trace") != std::string::npos);
+}
+
+TEST_CASE("bad input: platforms") {
+  TempDir dir;
+  const std::string trace = dir.file("trace.pbtxt", R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "k" compute { duration_ns: 5 } } }
+ranks { first: 0 count: 9 template_name: "t" })");
+  CHECK(failure_of("'" + dir.file("few.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: trace.pbtxt}\n") + "'")
+            .find("the workload has 9 ranks but the platform") != std::string::npos);
+  CHECK(failure_of("'" + dir.file("preset.yaml", "platform: {preset: dgx-b900}\nworkload: {trace: trace.pbtxt}\n") + "'")
+            .find("unknown platform preset 'dgx-b900'") != std::string::npos);
+  const std::string no_gpu = dir.file("nogpu.xml", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                                                   "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"h\" speed=\"1f\"/></zone></platform>\n");
+  CHECK(failure_of("'" + dir.file("nogpu.yaml", "platform: {file: nogpu.xml}\nworkload: {trace: trace.pbtxt}\n") + "'")
+            .find("the platform has no GPU") != std::string::npos);
+  const std::string broken = dir.file("broken.xml", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                                                    "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\"><hots/></zone></platform>\n");
+  CHECK(failure_of("'" + dir.file("broken.yaml", "platform: {file: broken.xml}\nworkload: {trace: trace.pbtxt}\n") + "'")
+            .find("broken.xml:4: not a valid SimGrid platform") != std::string::npos);
+}
+
+TEST_CASE("bad input: dependencies") {
+  TempDir dir;
+  CHECK(failure_of("'" + job_for(dir, two_ranks(R"(tasks { id: 1 stream: 0 name: "a" deps: 7 compute { duration_ns: 5 } })",
+                                                  R"(tasks { id: 1 stream: 0 name: "b" compute { duration_ns: 5 } })")) + "'")
+            .find("depends on task 7, which does not exist") != std::string::npos);
+  CHECK(failure_of("'" + job_for(dir, two_ranks(R"(tasks { id: 1 stream: 0 name: "a" deps: 2 compute { duration_ns: 5 } }
+                                                  tasks { id: 2 stream: 0 name: "b" compute { duration_ns: 5 } })",
+                                                  R"(tasks { id: 1 stream: 0 name: "c" compute { duration_ns: 5 } })")) + "'")
+            .find("dependency cycle: task 1 ('a') -> task 2 ('b') -> task 1 ('a')") != std::string::npos);
+}
+
+TEST_CASE("bad input: collective members that disagree") {
+  TempDir dir;
+  const std::string ar = R"(tasks { id: 1 stream: 0 name: "x" collective { op: OP comm: "world" bytes: BYTES } })";
+  auto with = [&](std::string op, std::string bytes) {
+    std::string t = ar;
+    t.replace(t.find("OP"), 2, op);
+    t.replace(t.find("BYTES"), 5, bytes);
+    return t;
+  };
+  const std::string size = failure_of("'" + job_for(dir, two_ranks(with("ALL_REDUCE", "64"), with("ALL_REDUCE", "128"))) + "'");
+  CHECK(size.find("members of one collective disagree on communicator 'world', call #0") != std::string::npos);
+  CHECK(size.find("all_reduce of 64 bytes") != std::string::npos);
+  CHECK(size.find("all_reduce of 128 bytes") != std::string::npos);
+  const std::string op = failure_of("'" + job_for(dir, two_ranks(with("ALL_REDUCE", "64"), with("ALL_GATHER", "64"))) + "'");
+  CHECK(op.find("all_gather of 64 bytes") != std::string::npos);
+}
+
+TEST_CASE("bad input: a deadlock names the call, who arrived and who never did") {
+  TempDir dir;
+  const std::string e = failure_of(
+      "'" + job_for(dir, two_ranks(R"(tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 64 } })",
+                                   R"(tasks { id: 1 stream: 0 name: "r" recv { comm: "world" peer: 0 bytes: 8 } })")) + "'");
+  CHECK(e.find("deadlock") != std::string::npos);
+  CHECK(e.find("all_reduce of 64 bytes on communicator 'world', call #0: ranks that arrived: 0; ranks that never did: 1") !=
+        std::string::npos);
+  CHECK(e.find("recv of 8 bytes on send/recv from rank 0 to rank 1, transfer #0: ranks that arrived: 1; ranks that never did: 0") !=
+        std::string::npos);
+}
+
+TEST_CASE("help: every command says what it does, with an example") {
+  for (const std::string cmd : {"--help", "run --help", "platform generate --help"}) {
+    const auto r = run_cli(cmd);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("Example") != std::string::npos);
+  }
+  CHECK(run_cli("frobnicate").code == 2);
+  CHECK(run_cli("run").code == 2);
+}
+
+TEST_CASE("platform generate writes a platform that run accepts") {
+  TempDir dir;
+  const auto r = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 200Gbps -o '" + (dir / "p.xml") + "'");
+  REQUIRE(r.code == 0);
+  const std::string xml = slurp(dir / "p.xml");
+  CHECK(xml.find("bandwidth=\"200Gbps\"") != std::string::npos);
+  CHECK(xml.find("value=\"H800-SXM5-80GB\"") != std::string::npos);
+  const std::string trace = dir.file("trace.pbtxt", R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 1000000 } } }
+ranks { first: 0 count: 16 template_name: "t" })");
+  const std::string job = dir.file("job.yaml", "platform: {file: p.xml}\nworkload: {trace: trace.pbtxt}\n");
+  CHECK(run_json("'" + job + "'")["platform"]["gpus"] == 16);
+  const auto bad = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 2furlongs");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("not a valid bandwidth") != std::string::npos);
+}

@@ -1,0 +1,41 @@
+#pragma once
+// Runs the built echo-des binary as a user would, capturing exit code, stdout and stderr.
+#include "support/temp_files.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+namespace echo::test {
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `args` is appended to the binary's path as shell words; run from the source folder so the
+// examples' relative paths work.
+inline CliResult run_cli(const std::string& args) {
+  TempDir io;
+  const std::string command = "cd '" ECHO_SOURCE_DIR "' && '" ECHO_BINARY "' " + args + " >'" + (io / "out") + "' 2>'" +
+                              (io / "err") + "' </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(io / "out");
+  r.err = slurp(io / "err");
+  return r;
+}
+
+} // namespace echo::test
