@@ -43,8 +43,12 @@ Action add_run_command(CLI::App& app) {
       std::cout << core::summary_json(result, true).dump(2) << "\n";
     else
       std::cout << core::text_summary(result);
-    if (!opts->quiet)
+    if (!opts->quiet) {
       std::cerr << core::simulation_stats_line(result) << "\n";
+      if (!job.out_dir.empty())
+        std::cerr << "outputs: " << job.out_dir << "/summary.json" << (job.timeline ? ", timeline.json (open it in ui.perfetto.dev)" : "")
+                  << "\n";
+    }
     return 0;
   };
 }
