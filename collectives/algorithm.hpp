@@ -37,9 +37,11 @@ public:
   // Reduce as NCCL runs them on a ring) and point-to-point send/recv.
   static AlgorithmRegistry with_builtins();
 
+  // Later additions take precedence: a researcher's algorithm added after the built-ins is
+  // chosen for every call it supports.
   void add(std::unique_ptr<Algorithm> algorithm);
   const Algorithm* find(const std::string& name) const;
-  // The first registered algorithm that supports the call. Throws UserError when none does.
+  // The most recently added algorithm that supports the call. Throws UserError when none does.
   const Algorithm& choose(const CollectiveCall& call) const;
   std::vector<std::string> names() const;
 

@@ -23,9 +23,9 @@ const Algorithm* AlgorithmRegistry::find(const std::string& name) const {
 }
 
 const Algorithm& AlgorithmRegistry::choose(const CollectiveCall& call) const {
-  for (const auto& a : algorithms_)
-    if (a->supports(call))
-      return *a;
+  for (auto it = algorithms_.rbegin(); it != algorithms_.rend(); ++it)
+    if ((*it)->supports(call))
+      return **it;
   throw UserError("", 0, "no collective algorithm can run " + std::string(to_string(call.op)) + " on " +
                              std::to_string(call.gpus.size()) + " ranks",
                   "this op is not modelled yet; registered algorithms: " + [this] {

@@ -150,6 +150,35 @@ TEST_CASE("the registry chooses by op and names its algorithms") {
   CHECK_THROWS_AS(registry.choose(call_of(Op::all_to_all, 8, 4)), echo::UserError);
 }
 
+namespace {
+// A researcher's algorithm: AllReduce only, as one direct exchange per pair (for the test's sake).
+class DirectAllReduce final : public collectives::Algorithm {
+public:
+  std::string name() const override { return "direct"; }
+  bool supports(const CollectiveCall& call) const override { return call.op == Op::all_reduce; }
+  collectives::Schedule build(const CollectiveCall& call, const platforms::RouteOracle& routes) const override {
+    const auto n = static_cast<std::uint32_t>(call.gpus.size());
+    collectives::Schedule s(n);
+    for (std::uint32_t a = 0; a < n; ++a)
+      for (std::uint32_t b = 0; b < n; ++b)
+        if (a != b)
+          s.add_step(a, b, call.bytes, routes.route(call.gpus[a], call.gpus[b]), {}, true);
+    s.finalize();
+    return s;
+  }
+};
+} // namespace
+
+TEST_CASE("an added algorithm takes precedence for the calls it supports, and only those") {
+  auto registry = collectives::AlgorithmRegistry::with_builtins();
+  registry.add(std::make_unique<DirectAllReduce>());
+  CHECK(registry.choose(call_of(Op::all_reduce, 8, 4)).name() == "direct");
+  CHECK(registry.choose(call_of(Op::all_gather, 8, 4)).name() == "ring");
+  test::UniformRoutes routes(4, 1e-6, 1e9);
+  const auto s = registry.choose(call_of(Op::all_reduce, 1000, 4)).build(call_of(Op::all_reduce, 1000, 4), routes);
+  CHECK(max_of(finish_times(s, std::vector<double>(4, 0.0))) == doctest::Approx(1e-6 + 1e-6));
+}
+
 TEST_CASE("op names accept NCCL spellings") {
   CHECK(collectives::op_from_string("allreduce") == Op::all_reduce);
   CHECK(collectives::op_from_string("AllGather") == Op::all_gather);
