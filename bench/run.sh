@@ -23,15 +23,18 @@ YAML
 TIMEFORMAT=%R
 generate_s=$( { time build/echo-des platform generate --preset dgx-h100 --nodes "$nodes" -o "$work/platform.xml"; } 2>&1 )
 
+platform_load_s=$( { time build/echo-des platform info "$work/platform.xml" >/dev/null 2>&1; } 2>&1 )
+
 build/echo-des run "$work/job.yaml" --json -q > "$work/summary.json"
-python3 - "$work/summary.json" "$ranks" "$tasks" "$generate_s" "$(du -h "$work/platform.xml" | cut -f1)" <<'PY'
+python3 - "$work/summary.json" "$ranks" "$tasks" "$generate_s" "$(du -h "$work/platform.xml" | cut -f1)" "$platform_load_s" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 sim = s["simulation"]
 print(f"workload:        {sys.argv[2]} ranks x {sys.argv[3]} tasks ({s['workload']['tasks']} tasks in all)")
 print(f"platform:        {s['platform']['description']} ({s['platform']['gpus']} GPUs)")
 print(f"generate XML:    {float(sys.argv[4]):.2f} s ({sys.argv[5]})")
-print(f"load (platform + trace): {sim['wall_s'] - sim['run_wall_s']:.2f} s")
+print(f"load XML alone:  {float(sys.argv[6]):.2f} s (echo-des platform info)")
+print(f"load platform + trace in run: {sim['wall_s'] - sim['run_wall_s']:.2f} s")
 print(f"simulate:        {sim['run_wall_s']:.2f} s, {sim['events']} events, {sim['events_per_s']:,.0f} events/s")
 print(f"total wall:      {sim['wall_s']:.2f} s")
 print(f"peak RSS:        {sim['peak_rss_mb']:.0f} MB")

@@ -1,8 +1,10 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "platforms/cluster_spec.hpp"
+#include "platforms/platform_report.hpp"
 #include "platforms/platform_writer.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -12,30 +14,28 @@ namespace echo::cli {
 
 namespace {
 
-struct GenerateOptions {
+// A preset and its what-if figures, as `generate` and `info` both take them.
+struct PresetOptions {
   std::string preset;
   std::uint32_t nodes = 1;
-  std::string output;
-  std::map<std::string, std::string> figures;  // override key -> value, from the named options
-  std::vector<std::string> sets;
+  std::map<std::string, std::string> figures;  // override key -> value
 };
 
-} // namespace
-
-Action add_platform_command(CLI::App& app) {
-  auto opts = std::make_shared<GenerateOptions>();
-  CLI::App* platform = app.add_subcommand("platform", "Work with platforms (SimGrid XML cluster descriptions)");
-  platform->require_subcommand(1);
-  CLI::App* gen = platform->add_subcommand("generate", "Write the SimGrid platform XML of a preset cluster");
+std::string preset_list() {
   std::string presets;
   for (const auto& n : platforms::preset_names())
     presets += (presets.empty() ? "" : ", ") + n;
-  gen->footer("Presets: " + presets +
-              "\nExample:\n  echo-des platform generate --preset dgx-h100 --nodes 16 --nic-bw 200Gbps -o h100x16.xml");
-  gen->add_option("--preset", opts->preset, "Preset cluster: " + presets)->required();
-  gen->add_option("--nodes", opts->nodes, "Number of nodes")->required()->check(CLI::PositiveNumber);
-  gen->add_option("-o,--output", opts->output, "Output XML file (default: stdout)");
-  // One option per what-if figure, with the same units as the XML (SimGrid's unit strings).
+  return presets;
+}
+
+void add_preset_options(CLI::App* app, const std::shared_ptr<PresetOptions>& opts, bool required) {
+  auto* preset = app->add_option("--preset", opts->preset, "Preset cluster: " + preset_list());
+  auto* nodes = app->add_option("--nodes", opts->nodes, "Number of nodes")->check(CLI::PositiveNumber);
+  if (required) {
+    preset->required();
+    nodes->required();
+  }
+  // One option per what-if figure, in the XML's units (SimGrid's unit strings).
   const std::vector<std::pair<std::string, std::string>> figures = {
       {"gpu", "GPU model written into the hosts' `gpu` property"},
       {"gpus_per_node", "GPUs per node"},
@@ -52,24 +52,117 @@ Action add_platform_command(CLI::App& app) {
     for (char& c : flag)
       if (c == '_')
         c = '-';
-    gen->add_option_function<std::string>(flag, [opts, key = key](const std::string& v) { opts->figures[key] = v; }, help);
+    app->add_option_function<std::string>(flag, [opts, key = key](const std::string& v) { opts->figures[key] = v; }, help);
   }
-  return [gen, opts]() -> int {
+}
+
+platforms::ClusterSpec spec_of(const PresetOptions& opts) {
+  platforms::ClusterSpec spec = platforms::preset(opts.preset, opts.nodes);
+  for (const auto& [key, value] : opts.figures)
+    platforms::override_figure(spec, key, value, "--" + key);
+  platforms::validate(spec, "the command line");
+  return spec;
+}
+
+std::string rate(double bytes_per_s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", bytes_per_s / 1e9);
+  return buf;
+}
+
+void print_report(const platforms::PlatformReport& r) {
+  std::printf("platform: %s\n", r.description.c_str());
+  std::printf("GPUs:     %u in %zu nodes\n", r.gpus, r.nodes.size());
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    if (i == kShown && r.nodes.size() > kShown + 1) {
+      std::printf("  ... %zu more nodes\n", r.nodes.size() - kShown - 1);
+      i = r.nodes.size() - 1;
+    }
+    const auto& n = r.nodes[i];
+    std::printf("  node %zu '%s': GPUs %u-%u, %s, %s inside\n", i, n.name.c_str(), n.first_gpu, n.first_gpu + n.gpu_count - 1,
+                n.model.c_str(), std::string(platforms::to_string(n.intra)).c_str());
+  }
+  std::printf("routes:\n");
+  for (const auto& line : r.routes)
+    std::printf("  %u -> %u (%s -> %s): %s, latency %.3f us, bottleneck %s\n", line.src, line.dst, line.src_host.c_str(),
+                line.dst_host.c_str(), std::string(platforms::to_string(line.route.kind)).c_str(),
+                line.route.latency_s * 1e6, rate(line.route.bandwidth_Bps).c_str());
+}
+
+Action add_generate(CLI::App* platform) {
+  auto opts = std::make_shared<PresetOptions>();
+  auto output = std::make_shared<std::string>();
+  CLI::App* gen = platform->add_subcommand("generate", "Write the SimGrid platform XML of a preset cluster");
+  gen->footer("Presets: " + preset_list() +
+              "\nExample:\n  echo-des platform generate --preset dgx-h100 --nodes 16 --nic-bw 200Gbps -o h100x16.xml");
+  add_preset_options(gen, opts, true);
+  gen->add_option("-o,--output", *output, "Output XML file (default: stdout)");
+  return [gen, opts, output]() -> int {
     if (!gen->parsed())
       return -1;
-    platforms::ClusterSpec spec = platforms::preset(opts->preset, opts->nodes);
-    for (const auto& [key, value] : opts->figures)
-      platforms::override_figure(spec, key, value, "--" + key);
-    platforms::validate(spec, "the command line");
-    if (opts->output.empty()) {
+    const platforms::ClusterSpec spec = spec_of(*opts);
+    if (output->empty()) {
       platforms::write_platform_xml(spec, std::cout);
       return 0;
     }
-    std::ofstream out(opts->output);
+    std::ofstream out(*output);
     if (!out)
-      throw UserError(opts->output, 0, "cannot write the platform file", "check that the folder exists and is writable");
+      throw UserError(*output, 0, "cannot write the platform file", "check that the folder exists and is writable");
     platforms::write_platform_xml(spec, out);
     return 0;
+  };
+}
+
+Action add_info(CLI::App* platform) {
+  auto opts = std::make_shared<PresetOptions>();
+  auto file = std::make_shared<std::string>();
+  auto routes = std::make_shared<std::vector<std::string>>();
+  CLI::App* info = platform->add_subcommand("info", "Show a platform's GPUs, nodes and routes as echo-des reads them");
+  info->footer("Example:\n  echo-des platform info my-cluster.xml --route 0,8 --route 3,4\n"
+               "  echo-des platform info --preset dgx-a100 --nodes 4 --oversubscription 2");
+  info->add_option("file", *file, "A SimGrid platform XML file (or give --preset and --nodes)");
+  add_preset_options(info, opts, false);
+  info->add_option("--route", *routes, "A GPU pair SRC,DST to show the route of (repeatable)");
+  return [info, opts, file, routes]() -> int {
+    if (!info->parsed())
+      return -1;
+    platforms::PlatformSource source;
+    if (file->empty() == opts->preset.empty())
+      throw UserError("", 0, "`platform info` needs either a platform file or --preset (with --nodes)",
+                      "e.g. echo-des platform info cluster.xml, or echo-des platform info --preset dgx-a100 --nodes 2");
+    if (!file->empty())
+      source.file = *file;
+    else
+      source.spec = spec_of(*opts);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (const std::string& r : *routes) {
+      unsigned a = 0, b = 0;
+      char end = 0;
+      if (std::sscanf(r.c_str(), "%u,%u%c", &a, &b, &end) != 2)
+        throw UserError("--route " + r, 0, "a route is two GPU indices separated by a comma", "write e.g. --route 0,8");
+      pairs.emplace_back(a, b);
+    }
+    const platforms::PlatformReport report = platforms::inspect_platform(source, pairs);
+    print_report(report);
+    std::fprintf(stderr, "loaded in %.2f s\n", report.load_s);
+    return 0;
+  };
+}
+
+} // namespace
+
+Action add_platform_command(CLI::App& app) {
+  CLI::App* platform = app.add_subcommand("platform", "Work with platforms (SimGrid XML cluster descriptions)");
+  platform->footer("Example:\n  echo-des platform generate --preset dgx-a100 --nodes 2 -o a100x2.xml\n"
+                   "  echo-des platform info a100x2.xml");
+  platform->require_subcommand(1);
+  auto generate = add_generate(platform);
+  auto info = add_info(platform);
+  return [generate, info]() -> int {
+    if (int code = generate(); code >= 0)
+      return code;
+    return info();
   };
 }
 

@@ -220,7 +220,7 @@ TEST_CASE("bad input: a deadlock names the call, who arrived and who never did")
 }
 
 TEST_CASE("help: every command says what it does, with an example") {
-  for (const std::string cmd : {"--help", "run --help", "platform generate --help"}) {
+  for (const std::string cmd : {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help"}) {
     const auto r = run_cli(cmd);
     CHECK(r.code == 0);
     CHECK(r.out.find("Example") != std::string::npos);
@@ -244,4 +244,18 @@ ranks { first: 0 count: 16 template_name: "t" })");
   const auto bad = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 2furlongs");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("not a valid bandwidth") != std::string::npos);
+}
+
+TEST_CASE("platform info shows the GPU index and routes as the engine sees them") {
+  const auto r = run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0,7");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("GPUs:     8 in 1 nodes") != std::string::npos);
+  CHECK(r.out.find("0 -> 7 (gpu0 -> gpu7): nvlink, latency 1.000 us, bottleneck 100.0 GB/s") != std::string::npos);
+  const auto preset = run_cli("platform info --preset dgx-a100 --nodes 2 --nic-latency 2us");
+  REQUIRE(preset.code == 0);
+  CHECK(preset.out.find("0 -> 8 (node0-gpu0 -> node1-gpu0): network, latency 4.130 us, bottleneck 25.0 GB/s") != std::string::npos);
+  CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0,9").err.find("GPUs are numbered 0 to 7") !=
+        std::string::npos);
+  CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0-9").code == 2);
+  CHECK(run_cli("platform info").code == 2);
 }
