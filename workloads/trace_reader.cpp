@@ -137,11 +137,14 @@ Workload build(const trace::Trace& t, const std::string& path, const TemplateTas
   // Every rank must be a member of each communicator its program uses, with peers / roots in range.
   for (std::size_t p = 0; p < w.programs.size(); ++p) {
     std::map<std::uint32_t, std::pair<std::uint32_t, const ProgramTask*>> need;  // slot -> (max member index, task)
+    std::vector<const ProgramTask*> transfers;
     for (const auto& task : w.programs[p].tasks)
       if (task.kind != TaskKind::compute) {
         auto& entry = need[task.slot];
         if (entry.second == nullptr || task.peer_or_root >= entry.first)
           entry = {task.peer_or_root, &task};
+        if (task.kind != TaskKind::collective)
+          transfers.push_back(&task);
       }
     for (std::uint32_t r = 0; r < n_ranks; ++r) {
       if (w.program_of_rank[r] != p)
@@ -161,11 +164,10 @@ Workload build(const trace::Trace& t, const std::string& path, const TemplateTas
                               " members",
                           "peers and roots are member indices, from 0 to the communicator size - 1");
       }
-      for (const auto& task : w.programs[p].tasks)
-        if ((task.kind == TaskKind::send || task.kind == TaskKind::recv) &&
-            task.peer_or_root == w.member_index(r, task.slot))
+      for (const ProgramTask* task : transfers)
+        if (task->peer_or_root == w.member_index(r, task->slot))
           throw UserError(path, 0,
-                          "rank " + std::to_string(r) + ": task '" + task.name + "' sends to or receives from itself",
+                          "rank " + std::to_string(r) + ": task '" + task->name + "' sends to or receives from itself",
                           "peers are member indices of the communicator; pick another member");
     }
   }

@@ -32,7 +32,7 @@ public:
   std::int32_t communicator(std::uint32_t rank, std::uint32_t slot) const {
     return comm_of_rank_slot_[static_cast<std::size_t>(rank) * slots.size() + slot];
   }
-  // Member index of `rank` inside communicator `comm`.
+  // Member index of `rank` inside its communicator for `slot`.
   std::uint32_t member_index(std::uint32_t rank, std::uint32_t slot) const {
     return member_of_rank_slot_[static_cast<std::size_t>(rank) * slots.size() + slot];
   }
