@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
   } catch (const echo::UserError& e) {
     std::cerr << "echo-des: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {
+    // Not the user's fault: say so, and what to send us.
+    std::cerr << "echo-des: internal error: " << e.what()
+              << "\n  please report it with the job, trace and platform files that caused it\n";
+    return 1;
   }
   return 2;
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 namespace echo::core {
 
@@ -105,6 +106,8 @@ SimulationResult Simulation::run(bool record_intervals) {
 
   if (state.error)
     throw *state.error;
+  if (state.internal_error)
+    throw std::runtime_error(*state.internal_error);
 
   // Every stream must have run to its end; otherwise some call never matched.
   std::vector<std::string> stuck;

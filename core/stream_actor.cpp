@@ -106,8 +106,13 @@ void StreamActor::operator()() const {
     }
   } catch (const UserError& e) {
     // Stop the whole run: the first user error is reported, the other actors are killed.
-    if (!state_->error)
+    if (!state_->error && !state_->internal_error)
       state_->error = e;
+    sg4::Actor::kill_all();
+  } catch (const std::exception& e) {
+    // An exception must not leave an actor (SimGrid would abort): carry it out of the run.
+    if (!state_->error && !state_->internal_error)
+      state_->internal_error = e.what();
     sg4::Actor::kill_all();
   }
 }

@@ -31,7 +31,8 @@ struct RunState {
   bool record = false;
   std::vector<Interval> intervals;
   std::uint64_t tasks_done = 0;
-  std::optional<UserError> error;  // the first user error raised inside an actor
+  std::optional<UserError> error;            // the first user error raised inside an actor
+  std::optional<std::string> internal_error; // the first bug (any other exception) inside an actor
 };
 
 class StreamActor {

@@ -36,6 +36,9 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
   std::map<const sg4::NetZone*, std::size_t> zone_order;
   number_zones(engine.get_netzone_root(), zone_order);
 
+  const char* homogeneous = engine.get_netzone_root()->get_property("homogeneous");
+  homogeneous_ = homogeneous != nullptr && std::string_view(homogeneous) == "yes";
+
   std::map<std::size_t, std::vector<sg4::Host*>> hosts_by_zone;
   for (sg4::Host* host : engine.get_all_hosts())
     if (host->get_property("gpu") != nullptr)
@@ -54,6 +57,8 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
     const sg4::NetZone* zone = hosts.front()->get_englobing_zone();
     node.name = zone->get_name();
     node.intra = intra_kind_of(zone);
+    const auto parent = zone_order.find(zone->get_parent());  // the root zone has no parent we know
+    node.group = parent != zone_order.end() ? static_cast<std::uint32_t>(parent->second) : 0;
     for (sg4::Host* host : hosts) {
       node.gpus.push_back(static_cast<std::uint32_t>(gpus_.size()));
       gpus_.push_back(Gpu{host, static_cast<std::uint32_t>(nodes_.size()),
@@ -63,8 +68,17 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
   }
 }
 
+std::uint64_t Cluster::cache_key(std::uint32_t src, std::uint32_t dst) const {
+  if (!homogeneous_)
+    return (static_cast<std::uint64_t>(src) << 32) | dst;
+  const Gpu& a = gpus_[src];
+  const Gpu& b = gpus_[dst];
+  const std::uint64_t relation = a.node == b.node ? 0 : nodes_[a.node].group == nodes_[b.node].group ? 1 : 2;
+  return (relation << 48) | (static_cast<std::uint64_t>(a.local) << 24) | b.local;
+}
+
 Route Cluster::route(std::uint32_t src, std::uint32_t dst) const {
-  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  const std::uint64_t key = cache_key(src, dst);
   if (auto it = route_cache_.find(key); it != route_cache_.end())
     return it->second;
   Route r = compute_route(src, dst);

@@ -4,8 +4,12 @@
 // directly holds a GPU is its node. Rank order is node order (depth-first declaration order of the
 // zones) then GPU order inside the node (host names in natural order: gpu2 before gpu10).
 //
-// Routes are asked for lazily and cached per GPU pair: collectives only ask for the pairs they
-// use (ring neighbours, tree parents), so the cache grows with ranks, not ranks squared.
+// Routes are asked for lazily and cached. On a platform whose root zone carries the property
+// homogeneous="yes" (every generated preset does), all nodes are alike and so are all groups of
+// nodes under one parent zone (a pod), so a route depends only on its *pair class*: the two GPUs'
+// local indices and whether they share the node, share the pod, or neither. One SimGrid route
+// query per class serves all 8,192 GPUs. Elsewhere the cache is per GPU pair; collectives ask only
+// for the pairs they use (ring neighbours), so it grows with ranks, not ranks squared.
 #include "platforms/route.hpp"
 
 #include <cstdint>
@@ -30,6 +34,7 @@ struct Gpu {
 
 struct Node {
   std::string name;             // the netzone's name
+  std::uint32_t group = 0;      // index of the parent zone (a pod), for pair classes
   LinkKind intra = LinkKind::nvlink;  // zone property `intra` = nvlink | pcie
   std::vector<std::uint32_t> gpus;
 };
@@ -46,13 +51,18 @@ public:
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::string& source() const { return source_; }
+  bool homogeneous() const { return homogeneous_; }
+
+  // Asks SimGrid, bypassing the cache (tests compare the two).
+  Route compute_route(std::uint32_t src, std::uint32_t dst) const;
 
 private:
-  Route compute_route(std::uint32_t src, std::uint32_t dst) const;
+  std::uint64_t cache_key(std::uint32_t src, std::uint32_t dst) const;
 
   std::string source_;
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;
+  bool homogeneous_ = false;
   mutable std::unordered_map<std::uint64_t, Route> route_cache_;
 };
 

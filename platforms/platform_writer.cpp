@@ -64,7 +64,9 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
       << " NICs per node, fat-tree " << spec.oversubscription << ":1. -->\n"
       << "<platform version=\"4.1\">\n"
       << "  <zone id=\"cluster\" routing=\"Full\">\n"
-      << "    <prop id=\"preset\" value=\"" << spec.preset << "\"/>\n";
+      << "    <prop id=\"preset\" value=\"" << spec.preset << "\"/>\n"
+      // All nodes alike, all pods alike: echo-des may cache routes per pair class.
+      << "    <prop id=\"homogeneous\" value=\"yes\"/>\n";
   for (std::uint32_t p = 0; p < pods; ++p) {
     const std::string pod = "pod" + std::to_string(p);
     const std::uint32_t first = p * pod_nodes;

@@ -132,6 +132,35 @@ TEST_CASE("routes across pods cross leaf, spine and leaf; oversubscription narro
   CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
 }
 
+TEST_CASE("generated platforms cache routes per pair class, and the classes answer what SimGrid answers") {
+  platforms::PlatformSource source;
+  source.spec = platforms::preset("dgx-a100", 34);  // two pods, the second one partial
+  platforms::override_figure(*source.spec, "nics_per_node", "4", "test");
+  const auto outcome = test::in_child_process([&] {
+    int argc = 1;
+    char name[] = "test";
+    char* argv[] = {name, nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    platforms::load_platform(engine, source);
+    platforms::Cluster cluster(engine, "preset");
+    int mismatches = 0, checked = 0;
+    // Every source GPU of node 0 and node 33 against a spread of destinations, twice: the second
+    // pass is served from the class cache.
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::uint32_t a : {0u, 5u, 33u * 8u + 2u})
+        for (std::uint32_t b = 1; b < cluster.gpu_count(); b += 7)
+          if (a != b) {
+            const auto cached = cluster.route(a, b), direct = cluster.compute_route(a, b);
+            ++checked;
+            if (cached.latency_s != direct.latency_s || cached.bandwidth_Bps != direct.bandwidth_Bps || cached.kind != direct.kind)
+              ++mismatches;
+          }
+    return std::to_string(cluster.homogeneous()) + " " + std::to_string(checked) + " " + std::to_string(mismatches);
+  });
+  REQUIRE_FALSE(outcome.user_error);
+  CHECK(outcome.text == "1 234 0");
+}
+
 TEST_CASE("a user XML: GPUs are hosts with the `gpu` property, ordered naturally per node") {
   test::TempDir dir;
   platforms::PlatformSource source;
