@@ -11,5 +11,6 @@ using Action = std::function<int()>;
 
 Action add_run_command(CLI::App& app);
 Action add_platform_command(CLI::App& app);
+Action add_nccl_tests_command(CLI::App& app);
 
 } // namespace echo::cli

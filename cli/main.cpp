@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   app.footer("Example:\n  echo-des run examples/default/job.yaml\n\nRun `echo-des COMMAND --help` for a command's options.");
   app.set_version_flag("--version", "echo-des 0.1.0");
   app.require_subcommand(1);
-  std::vector<echo::cli::Action> actions = {echo::cli::add_run_command(app), echo::cli::add_platform_command(app)};
+  std::vector<echo::cli::Action> actions = {echo::cli::add_run_command(app), echo::cli::add_platform_command(app),
+                                            echo::cli::add_nccl_tests_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -34,7 +34,7 @@ public:
 class AlgorithmRegistry {
 public:
   // The algorithms shipped with echo-des: ring (AllReduce, AllGather, ReduceScatter, Broadcast,
-  // Reduce as NCCL runs them on a ring) and point-to-point send/recv.
+  // Reduce as NCCL runs them on a ring), point-to-point send/recv, and pairwise AllToAll.
   static AlgorithmRegistry with_builtins();
 
   // Later additions take precedence: a researcher's algorithm added after the built-ins is

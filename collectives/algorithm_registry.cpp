@@ -1,6 +1,7 @@
 #include "collectives/algorithm.hpp"
 
 #include "base/user_error.hpp"
+#include "collectives/pairwise_all_to_all.hpp"
 #include "collectives/point_to_point.hpp"
 #include "collectives/ring.hpp"
 
@@ -10,6 +11,7 @@ AlgorithmRegistry AlgorithmRegistry::with_builtins() {
   AlgorithmRegistry r;
   r.add(std::make_unique<RingAlgorithm>());
   r.add(std::make_unique<PointToPoint>());
+  r.add(std::make_unique<PairwiseAllToAll>());
   return r;
 }
 

@@ -2,13 +2,13 @@
 
 #include "base/user_error.hpp"
 #include "core/call_matcher.hpp"
+#include "core/engine_setup.hpp"
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <xbt/log.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,23 +21,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// SimGrid reads its settings from argv; give it ours, never the user's command line.
-std::unique_ptr<sg4::Engine> make_engine(std::uint32_t ranks_hint) {
-  static int argc = 1;
-  static char name[] = "echo-des";
-  static char* argv[] = {name, nullptr};
-  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
-  // Quiet: our own messages say what went wrong, SimGrid's would repeat it in its own words.
-  // The engine's deadlock report goes nowhere: CallMatcher names the stuck calls instead.
-  xbt_log_control_set("root.thres:critical");
-  xbt_log_control_set("ker_engine.app:file:/dev/null");
-  sg4::Engine::set_config("contexts/factory:raw");
-  // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
-  sg4::Engine::set_config(ranks_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
-  sg4::Engine::set_config("contexts/guard-size:0");
-  return engine;
-}
-
 double elapsed_s(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -46,27 +29,30 @@ double elapsed_s(std::chrono::steady_clock::time_point since) {
 
 struct Simulation::Impl {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  JobSpec job;
+  platforms::PlatformSource platform;
   std::unique_ptr<sg4::Engine> engine;
   std::unique_ptr<platforms::Cluster> cluster;
   workloads::Workload workload;
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
-Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
-  impl_->job = job;
-  impl_->workload = workloads::read_trace(job.trace);
+Simulation::Simulation(const JobSpec& job) : Simulation(job.platform, workloads::read_trace(job.trace)) {}
+
+Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->platform = platform;
+  impl_->workload = std::move(workload);
   impl_->engine = make_engine(impl_->workload.rank_count());
-  platforms::load_platform(*impl_->engine, job.platform);
-  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
+  platforms::load_platform(*impl_->engine, platform);
+  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, platform.describe());
   const std::uint32_t ranks = impl_->workload.rank_count();
   const std::uint32_t gpus = impl_->cluster->gpu_count();
   if (ranks > gpus)
-    throw UserError(job.trace, 0,
-                    "the workload has " + std::to_string(ranks) + " ranks but the platform (" + job.platform.describe() +
+    throw UserError(impl_->workload.source, 0,
+                    "the workload has " + std::to_string(ranks) + " ranks but the platform (" + platform.describe() +
                         ") has only " + std::to_string(gpus) + " GPUs",
-                    "use a larger platform (e.g. more nodes: --set platform.nodes=" +
-                        std::to_string((ranks + 7) / 8) + ") or a smaller workload");
+                    "use a platform with at least " + std::to_string(ranks) +
+                        " GPUs (for a preset: more nodes) or fewer ranks");
 }
 
 Simulation::~Simulation() = default;
@@ -134,7 +120,7 @@ SimulationResult Simulation::run(bool record_intervals) {
   SimulationResult result;
   result.workload_name = w.name;
   result.workload_source = w.source;
-  result.platform = impl_->job.platform.describe();
+  result.platform = impl_->platform.describe();
   result.gpus = impl_->cluster->gpu_count();
   result.ranks = n_ranks;
   result.tasks = w.total_tasks();

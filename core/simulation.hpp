@@ -18,6 +18,8 @@ namespace echo::core {
 class Simulation {
 public:
   explicit Simulation(const JobSpec& job);
+  // A workload built in memory (benchmarks, generators); `source` names it in messages.
+  Simulation(const platforms::PlatformSource& platform, workloads::Workload workload);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

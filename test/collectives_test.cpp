@@ -147,7 +147,8 @@ TEST_CASE("the registry chooses by op and names its algorithms") {
   CHECK(registry.choose(call_of(Op::send_recv, 8, 2)).name() == "p2p");
   CHECK(registry.find("ring") != nullptr);
   CHECK(registry.find("tree") == nullptr);
-  CHECK_THROWS_AS(registry.choose(call_of(Op::all_to_all, 8, 4)), echo::UserError);
+  CHECK(registry.choose(call_of(Op::all_to_all, 8, 4)).name() == "pairwise");
+  CHECK_THROWS_AS(registry.choose(call_of(Op::send_recv, 8, 3)), echo::UserError);
 }
 
 namespace {
@@ -185,4 +186,15 @@ TEST_CASE("op names accept NCCL spellings") {
   CHECK(collectives::op_from_string("reduce_scatter") == Op::reduce_scatter);
   CHECK_FALSE(collectives::op_from_string("allscatter").has_value());
   CHECK(collectives::to_string(Op::broadcast) == "broadcast");
+}
+
+TEST_CASE("pairwise AllToAll: n-1 serialized sends of B/n per member") {
+  const double lat = 1e-6, bw = 10e9;
+  const std::uint32_t n = 8;
+  test::UniformRoutes routes(n, lat, bw);
+  const auto s = collectives::AlgorithmRegistry::with_builtins().choose(call_of(Op::all_to_all, 8'000'000, n))
+                     .build(call_of(Op::all_to_all, 8'000'000, n), routes);
+  CHECK(s.steps().size() == n * (n - 1));
+  // The last send leaves after (n-1) sends of 1 MB, and arrives one latency later.
+  CHECK(max_of(finish_times(s, std::vector<double>(n, 0.0))) == doctest::Approx((n - 1) * 1e6 / bw + lat));
 }

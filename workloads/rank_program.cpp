@@ -57,9 +57,6 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
       task.kind = TaskKind::collective;
       if (c.op() == trace::OP_UNSPECIFIED)
         throw fail(i, describe(t) + " is a collective without an op", "set `op: ALL_REDUCE` (or another CollectiveOp)");
-      if (c.op() == trace::ALL_TO_ALL)
-        throw fail(i, describe(t) + " is an ALL_TO_ALL, which this version does not model yet",
-                   "replace it by a compute task of its measured duration for now");
       if (c.comm().empty())
         throw fail(i, describe(t) + " names no communicator", "set `comm: \"dp\"` (a slot of the trace's communicators)");
       task.op = c.op();

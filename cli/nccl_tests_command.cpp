@@ -1,0 +1,115 @@
+#include "base/user_error.hpp"
+#include "cli/commands.hpp"
+#include "core/collective_benchmark.hpp"
+#include "core/nccl_tests_report.hpp"
+#include "platforms/cluster_spec.hpp"
+
+#include <cctype>
+#include <iostream>
+#include <memory>
+
+namespace echo::cli {
+
+namespace {
+
+struct NcclTestsOptions {
+  std::string platform;
+  std::string op = "all_reduce";
+  std::uint32_t gpus = 0;
+  std::string min_bytes = "8";
+  std::string max_bytes = "8G";
+  std::uint64_t factor = 2;
+  std::string dtype = "float";
+  std::uint32_t root = 0;
+};
+
+// nccl-tests' size syntax: a number with an optional K, M or G (powers of 1024).
+std::uint64_t parse_size(const std::string& text, const std::string& flag) {
+  std::size_t used = 0;
+  std::uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string suffix = text.substr(used);
+  std::uint64_t scale = 1;
+  if (suffix.size() == 1) {
+    switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
+    case 'K': scale = 1ull << 10; break;
+    case 'M': scale = 1ull << 20; break;
+    case 'G': scale = 1ull << 30; break;
+    default: used = 0;
+    }
+  } else if (!suffix.empty()) {
+    used = 0;
+  }
+  if (used == 0 || text.empty())
+    throw UserError(flag + " " + text, 0, "not a size", "write bytes with an optional K, M or G suffix, e.g. 8, 128K, 8G");
+  return value * scale;
+}
+
+platforms::PlatformSource parse_platform(const std::string& text) {
+  platforms::PlatformSource source;
+  const std::string prefix = "preset:";
+  if (text.rfind(prefix, 0) != 0) {
+    source.file = text;
+    return source;
+  }
+  const std::string rest = text.substr(prefix.size());
+  const auto colon = rest.find(':');
+  if (colon == std::string::npos)
+    throw UserError("--platform " + text, 0, "a preset platform is written preset:NAME:NODES",
+                    "e.g. --platform preset:azure-ndv4-a100:2");
+  platforms::ClusterSpec spec = platforms::preset(rest.substr(0, colon), 1);
+  platforms::override_figure(spec, "nodes", rest.substr(colon + 1), "--platform " + text);
+  source.spec = spec;
+  return source;
+}
+
+} // namespace
+
+Action add_nccl_tests_command(CLI::App& app) {
+  auto opts = std::make_shared<NcclTestsOptions>();
+  CLI::App* cmd = app.add_subcommand("nccl-tests", "Simulate an nccl-tests sweep and print its table the way *_perf prints it");
+  cmd->footer("Ops: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n"
+              "Example:\n  echo-des nccl-tests --platform preset:azure-ndv4-a100:2 --op all_reduce --gpus 16 -b 8 -e 8G -f 2");
+  cmd->add_option("--platform", opts->platform, "Platform XML file, or preset:NAME:NODES")->required();
+  cmd->add_option("--op", opts->op, "Collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+  cmd->add_option("-g,--gpus", opts->gpus, "Number of GPUs (ranks 0..N-1 of the platform)")->required();
+  cmd->add_option("-b,--minbytes", opts->min_bytes, "Smallest size (default 8; K, M, G suffixes)");
+  cmd->add_option("-e,--maxbytes", opts->max_bytes, "Largest size (default 8G)");
+  cmd->add_option("-f,--stepfactor", opts->factor, "Multiply the size by this between rows (default 2)");
+  cmd->add_option("-d,--datatype", opts->dtype, "Element type: float, half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64");
+  cmd->add_option("-r,--root", opts->root, "Root rank of broadcast and reduce (default 0)");
+  return [cmd, opts]() -> int {
+    if (!cmd->parsed())
+      return -1;
+    core::BenchmarkSpec spec;
+    const auto op = collectives::op_from_string(opts->op);
+    if (!op)
+      throw UserError("--op " + opts->op, 0, "unknown collective '" + opts->op + "'",
+                      "use one of: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
+    spec.op = *op;
+    spec.gpus = opts->gpus;
+    spec.dtype = core::data_type(opts->dtype);
+    spec.root = opts->root;
+    if (spec.root >= spec.gpus)
+      throw UserError("--root " + std::to_string(spec.root), 0, "the root must be one of the " + std::to_string(spec.gpus) + " ranks",
+                      "give a root below --gpus");
+    const std::uint64_t lo = parse_size(opts->min_bytes, "-b"), hi = parse_size(opts->max_bytes, "-e");
+    if (opts->factor < 2)
+      throw UserError("-f " + std::to_string(opts->factor), 0, "the step factor must be at least 2", "e.g. -f 2");
+    if (lo == 0 || lo > hi)
+      throw UserError("-b " + opts->min_bytes + " -e " + opts->max_bytes, 0, "the sizes must satisfy 0 < minbytes <= maxbytes",
+                      "e.g. -b 8 -e 8G");
+    for (std::uint64_t s = lo; s <= hi; s *= opts->factor)
+      spec.sizes.push_back(s);
+    spec.platform = parse_platform(opts->platform);
+    const auto rows = core::run_collective_benchmark(spec);
+    std::cout << core::nccl_tests_table(spec, rows, spec.platform.describe());
+    return 0;
+  };
+}
+
+} // namespace echo::cli

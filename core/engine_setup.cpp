@@ -1,0 +1,26 @@
+#include "core/engine_setup.hpp"
+
+#include <xbt/log.h>
+
+namespace echo::core {
+
+namespace sg4 = simgrid::s4u;
+
+// SimGrid reads its settings from argv; give it ours, never the user's command line.
+std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
+  static int argc = 1;
+  static char name[] = "echo-des";
+  static char* argv[] = {name, nullptr};
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  // Quiet: our own messages say what went wrong, SimGrid's would repeat it in its own words.
+  // The engine's deadlock report goes nowhere: CallMatcher names the stuck calls instead.
+  xbt_log_control_set("root.thres:critical");
+  xbt_log_control_set("ker_engine.app:file:/dev/null");
+  sg4::Engine::set_config("contexts/factory:raw");
+  // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
+  sg4::Engine::set_config(actors_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
+  sg4::Engine::set_config("contexts/guard-size:0");
+  return engine;
+}
+
+} // namespace echo::core

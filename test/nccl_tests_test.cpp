@@ -1,0 +1,86 @@
+// `echo-des nccl-tests`: the table a user diffs against a real all_reduce_perf log.
+#include "core/nccl_tests_report.hpp"
+#include "support/cli_runner.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using echo::test::run_cli;
+
+namespace {
+
+const std::string kUniform = "--platform examples/platforms/one_node_8gpu.xml";
+
+std::vector<std::string> data_rows(const std::string& table) {
+  std::vector<std::string> rows;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#')
+      rows.push_back(line);
+  return rows;
+}
+
+} // namespace
+
+TEST_CASE("nccl-tests number format: the widest fixed format that fits, as nccl-tests does") {
+  using echo::core::nccl_float;
+  CHECK(nccl_float(154.0, 7) == " 154.00");
+  CHECK(nccl_float(12345.678, 7) == "12345.7");
+  CHECK(nccl_float(126496.0, 7) == " 126496");
+  CHECK(nccl_float(0.004, 6) == "  0.00");
+  CHECK(nccl_float(3787.3, 6) == "3787.3");
+  CHECK(nccl_float(12345678.0, 7) == "1.2e+07");
+}
+
+TEST_CASE("all_reduce rows: exact ring times, nccl-tests columns and the bus bandwidth factor") {
+  // 8 GPUs, every route 1 us and 100 GB/s: 8 MB all-reduce = 14 steps of (10 us + 1 us).
+  const auto r = run_cli("nccl-tests " + kUniform + " --op all_reduce --gpus 8 -b 8000000 -e 16000000 -f 2");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = data_rows(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == "     8000000       2000000     float     sum      -1   154.00   51.95   90.91    N/A   154.00   51.95   90.91    N/A");
+  CHECK(r.out.find("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong") !=
+        std::string::npos);
+  CHECK(r.out.find("# Avg bus bandwidth    : ") != std::string::npos);
+  CHECK(r.out.find("#   ring: 8000000 .. 16000000 B") != std::string::npos);
+  CHECK(r.out.find("# Collective test concluded: all_reduce_perf") != std::string::npos);
+}
+
+TEST_CASE("every op runs, with nccl-tests' size, count, redop and root columns") {
+  struct Case {
+    std::string op, start;
+  };
+  for (const Case& c : {Case{"all_gather", "     1048576         32768     float    none      -1"},
+                        Case{"reduce_scatter", "     1048576         32768     float     sum      -1"},
+                        Case{"broadcast", "     1048576        262144     float    none       0"},
+                        Case{"reduce", "     1048576        262144     float     sum       0"},
+                        Case{"alltoall", "     1048576         32768     float    none      -1"},
+                        Case{"sendrecv", "     1048576        262144     float    none      -1"}}) {
+    CAPTURE(c.op);
+    const auto r = run_cli("nccl-tests " + kUniform + " --op " + c.op + " --gpus 8 -b 1M -e 1M");
+    REQUIRE(r.code == 0);
+    const auto rows = data_rows(r.out);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].rfind(c.start, 0) == 0);
+  }
+}
+
+TEST_CASE("bad input: unknown op or type, too many GPUs, sizes, platform") {
+  auto fails = [](const std::string& args, const std::string& message) {
+    const auto r = run_cli("nccl-tests " + args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  };
+  fails(kUniform + " --op allscatter --gpus 8", "unknown collective 'allscatter'");
+  fails(kUniform + " --gpus 8 -d quad", "unknown data type 'quad'");
+  fails(kUniform + " --gpus 16", "16 GPUs asked for, but the platform");
+  fails(kUniform + " --gpus 8 -b 6 -e 6", "size 6 is not a multiple of the float element size");
+  fails(kUniform + " --gpus 8 -b 8X", "not a size");
+  fails(kUniform + " --gpus 8 -b 1G -e 1M", "minbytes <= maxbytes");
+  fails("--platform preset:dgx-a100 --gpus 8", "preset:NAME:NODES");
+  fails("--platform preset:dgx-z:2 --gpus 8", "unknown platform preset 'dgx-z'");
+  fails(kUniform + " --op broadcast --gpus 8 --root 9", "the root must be one of the 8 ranks");
+}
