@@ -20,13 +20,9 @@ using collectives::Op;
 // Ops whose per-rank parameter is a slice of the buffer (nccl-tests rounds it down to 16 bytes).
 bool sliced(Op op) { return op == Op::all_gather || op == Op::reduce_scatter || op == Op::all_to_all; }
 
-struct Call {
-  std::uint64_t bytes = 0;  // as the trace counts it for the op
-  BenchmarkRow row;
-};
-
-std::vector<Call> plan_calls(const BenchmarkSpec& spec) {
-  std::vector<Call> calls;
+// The rows' sizes and counts; a row's `bytes` is also the size the collective model is given.
+std::vector<BenchmarkRow> plan_rows(const BenchmarkSpec& spec) {
+  std::vector<BenchmarkRow> rows;
   const std::uint64_t ws = spec.dtype.bytes;
   for (std::uint64_t size : spec.sizes) {
     if (size % ws != 0)
@@ -35,30 +31,23 @@ std::vector<Call> plan_calls(const BenchmarkSpec& spec) {
                           std::to_string(ws) + " bytes)",
                       "use sizes that are multiples of " + std::to_string(ws) + ", e.g. -b " + std::to_string(ws * 2));
     const std::uint64_t count = size / ws;
-    Call c;
-    if (sliced(spec.op)) {
-      const std::uint64_t base = (count / spec.gpus) & ~(std::uint64_t{16} / ws - 1);
-      c.row.count = base;
-      c.row.bytes = base * spec.gpus * ws;
-      c.bytes = c.row.bytes;
-    } else {
-      c.row.count = count;
-      c.row.bytes = count * ws;
-      c.bytes = c.row.bytes;
-    }
-    calls.push_back(c);
+    BenchmarkRow row;
+    row.count = sliced(spec.op) ? (count / spec.gpus) & ~(std::uint64_t{16} / ws - 1) : count;
+    row.bytes = row.count * ws * (sliced(spec.op) ? spec.gpus : 1);
+    rows.push_back(row);
   }
-  return calls;
+  return rows;
 }
 
 // Time of one call with every member arriving at t = 0: the slowest member's finish.
-double time_of(const collectives::Schedule& schedule) {
-  ScheduleRun run(std::make_shared<const collectives::Schedule>(schedule));
+double time_of(collectives::Schedule schedule) {
+  const std::uint32_t members = schedule.members();
+  ScheduleRun run(std::make_shared<const collectives::Schedule>(std::move(schedule)));
   std::vector<std::uint32_t> finished;
-  for (std::uint32_t m = 0; m < schedule.members(); ++m)
+  for (std::uint32_t m = 0; m < members; ++m)
     run.arrive(m, 0.0, finished);
   double slowest = 0.0;
-  for (std::uint32_t m = 0; m < schedule.members(); ++m)
+  for (std::uint32_t m = 0; m < members; ++m)
     slowest = std::max(slowest, run.finish_s(m));
   return slowest;
 }
@@ -99,7 +88,7 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
   if (spec.gpus == 0 || (spec.op == Op::send_recv && spec.gpus < 2))
     throw UserError("", 0, "--gpus must be at least " + std::string(spec.op == Op::send_recv ? "2 for send_recv" : "1"),
                     "give the number of GPUs to run on, e.g. --gpus 8");
-  std::vector<Call> calls = plan_calls(spec);
+  std::vector<BenchmarkRow> rows = plan_rows(spec);
   const auto engine = make_engine(0);
   platforms::load_platform(*engine, spec.platform);
   const platforms::Cluster cluster(*engine, spec.platform.describe());
@@ -110,12 +99,10 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
                     "use fewer GPUs or a larger platform (for a preset: more nodes, preset:NAME:NODES)");
   const auto algorithms = collectives::AlgorithmRegistry::with_builtins();
 
-  std::vector<BenchmarkRow> rows;
-  for (const Call& call : calls) {
-    BenchmarkRow row = call.row;
+  for (BenchmarkRow& row : rows) {
     collectives::CollectiveCall cc;
     cc.op = spec.op;
-    cc.bytes = call.bytes;
+    cc.bytes = row.bytes;
     cc.root = spec.root;
     double slowest_s = 0.0;
     if (spec.op == Op::send_recv) {
@@ -134,7 +121,6 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
       slowest_s = time_of(algorithm.build(cc, cluster));
     }
     row.time_us = slowest_s * 1e6;
-    rows.push_back(row);
   }
   return rows;
 }

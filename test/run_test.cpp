@@ -220,7 +220,8 @@ TEST_CASE("bad input: a deadlock names the call, who arrived and who never did")
 }
 
 TEST_CASE("help: every command says what it does, with an example") {
-  for (const std::string cmd : {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help"}) {
+  for (const std::string cmd :
+       {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help", "nccl-tests --help"}) {
     const auto r = run_cli(cmd);
     CHECK(r.code == 0);
     CHECK(r.out.find("Example") != std::string::npos);
