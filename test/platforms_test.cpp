@@ -19,15 +19,22 @@ using namespace echo;
 
 namespace {
 
-// Loads a platform in a child process and answers with the GPU index and a few routes.
-nlohmann::json inspect(const platforms::PlatformSource& source, const std::vector<std::pair<int, int>>& pairs) {
-  const auto outcome = test::in_child_process([&] {
+// Loads a platform in a child process and answers with what `ask` makes of its Cluster.
+test::ChildOutcome with_cluster(const platforms::PlatformSource& source,
+                                const std::function<std::string(const platforms::Cluster&)>& ask) {
+  return test::in_child_process([&] {
     int argc = 1;
     char name[] = "test";
     char* argv[] = {name, nullptr};
     simgrid::s4u::Engine engine(&argc, argv);
     platforms::load_platform(engine, source);
-    platforms::Cluster cluster(engine, source.describe());
+    return ask(platforms::Cluster(engine, source.describe()));
+  });
+}
+
+// The GPU index and a few routes of a platform, as JSON.
+nlohmann::json inspect(const platforms::PlatformSource& source, const std::vector<std::pair<int, int>>& pairs) {
+  const auto outcome = with_cluster(source, [&](const platforms::Cluster& cluster) {
     nlohmann::json j;
     for (const auto& g : cluster.gpus())
       j["gpus"].push_back(g.host->get_name());
@@ -136,13 +143,7 @@ TEST_CASE("generated platforms cache routes per pair class, and the classes answ
   platforms::PlatformSource source;
   source.spec = platforms::preset("dgx-a100", 34);  // two pods, the second one partial
   platforms::override_figure(*source.spec, "nics_per_node", "4", "test");
-  const auto outcome = test::in_child_process([&] {
-    int argc = 1;
-    char name[] = "test";
-    char* argv[] = {name, nullptr};
-    simgrid::s4u::Engine engine(&argc, argv);
-    platforms::load_platform(engine, source);
-    platforms::Cluster cluster(engine, "preset");
+  const auto outcome = with_cluster(source, [](const platforms::Cluster& cluster) {
     int mismatches = 0, checked = 0;
     // Every source GPU of node 0 and node 33 against a spread of destinations, twice: the second
     // pass is served from the class cache.
