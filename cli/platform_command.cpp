@@ -35,19 +35,10 @@ void add_preset_options(CLI::App* app, const std::shared_ptr<PresetOptions>& opt
     preset->required();
     nodes->required();
   }
-  // One option per what-if figure, in the XML's units (SimGrid's unit strings).
-  const std::vector<std::pair<std::string, std::string>> figures = {
-      {"gpu", "GPU model written into the hosts' `gpu` property"},
-      {"gpus_per_node", "GPUs per node"},
-      {"nvlink_bw", "NVLink bandwidth per GPU per direction, e.g. 300GBps"},
-      {"nvlink_latency", "GPU to NVSwitch latency, e.g. 350ns"},
-      {"nics_per_node", "NICs per node (must divide GPUs per node)"},
-      {"nic_bw", "Bandwidth per NIC per direction, e.g. 400Gbps"},
-      {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
-      {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
-      {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
-  };
-  for (const auto& [key, help] : figures) {
+  // One option per what-if figure, in the XML's units (SimGrid's unit strings); --nodes is above.
+  for (const auto& [key, help] : platforms::figures()) {
+    if (key == "nodes")
+      continue;
     std::string flag = "--" + key;
     for (char& c : flag)
       if (c == '_')

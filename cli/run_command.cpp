@@ -1,4 +1,3 @@
-#include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/job_file.hpp"
 #include "core/run_job.hpp"

@@ -99,9 +99,9 @@ SimulationResult Simulation::run(bool record_intervals) {
   std::vector<std::string> stuck;
   for (std::uint32_t r = 0; r < n_ranks && stuck.size() < 8; ++r) {
     const workloads::RankProgram& program = ranks[r].program();
-    for (std::uint32_t s = 0; s < program.streams.size(); ++s) {
+    for (std::uint32_t s = 0; s < program.streams.size() && stuck.size() < 8; ++s) {
       const auto& order = program.stream_order[s];
-      if (ranks[r].done(s) < order.size() && stuck.size() < 8)
+      if (ranks[r].done(s) < order.size())
         stuck.push_back("rank " + std::to_string(r) + " stream '" + program.streams[s] + "' at task '" +
                         program.tasks[order[ranks[r].done(s)]].name + "'");
     }

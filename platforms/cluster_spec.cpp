@@ -83,10 +83,29 @@ const std::vector<std::string>& preset_names() {
   return names;
 }
 
+const std::vector<Figure>& figures() {
+  static const std::vector<Figure> table = {
+      {"gpu", "GPU model written into the hosts' `gpu` property"},
+      {"gpus_per_node", "GPUs per node"},
+      {"nvlink_bw", "NVLink bandwidth per GPU per direction, e.g. 300GBps"},
+      {"nvlink_latency", "GPU to NVSwitch latency, e.g. 350ns"},
+      {"nics_per_node", "NICs per node (must divide GPUs per node)"},
+      {"nic_bw", "Bandwidth per NIC per direction, e.g. 400Gbps"},
+      {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
+      {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
+      {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
+      {"nodes", "Number of nodes"},
+  };
+  return table;
+}
+
 const std::vector<std::string>& override_keys() {
-  static const std::vector<std::string> keys = {
-      "gpu", "gpus_per_node", "nvlink_bw", "nvlink_latency", "nics_per_node", "nic_bw",
-      "nic_latency", "switch_latency", "oversubscription", "nodes"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const Figure& f : figures())
+      k.push_back(f.key);
+    return k;
+  }();
   return keys;
 }
 

@@ -29,7 +29,13 @@ const std::vector<std::string>& preset_names();
 // The figures of a bundled preset. Throws UserError (naming the known presets) when unknown.
 ClusterSpec preset(const std::string& name, std::uint32_t nodes);
 
-// Keys that `override_figure` accepts, for messages and --help.
+// The what-if figures `override_figure` accepts, each with a line of help (for --help).
+struct Figure {
+  std::string key;
+  std::string help;
+};
+const std::vector<Figure>& figures();
+// Just their keys, for messages.
 const std::vector<std::string>& override_keys();
 
 // Applies one what-if override (`nic_bw` = "100Gbps", ...). Values are checked with SimGrid's own
