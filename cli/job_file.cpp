@@ -1,6 +1,7 @@
 #include "cli/job_file.hpp"
 
 #include "base/user_error.hpp"
+#include "cli/communication_options.hpp"
 #include "platforms/cluster_spec.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -147,7 +148,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                     "see examples/two_ranks/job.yaml");
   for (const std::string& o : overrides)
     apply_override(root, o);
-  check_keys(root, "", {"platform", "workload", "output"}, shown_name);
+  check_keys(root, "", {"platform", "workload", "communication", "output"}, shown_name);
 
   core::JobSpec job;
   job.job_file = shown_name;
@@ -158,6 +159,21 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   if (!workload["trace"])
     throw UserError(shown_name, line_of(workload), "`workload` names no trace", "write `workload: {trace: trace.pbtxt}`");
   job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
+
+  const YAML::Node comm = require_map(root, "communication", shown_name, false);
+  check_keys(comm, "communication", {"fidelity", "algo", "proto"}, shown_name);
+  if (comm["fidelity"])
+    job.communication.fidelity =
+        parse_fidelity(scalar(comm["fidelity"], "fidelity", shown_name), shown_name, line_of(comm["fidelity"]));
+  if (comm["algo"]) {
+    job.communication.algo = scalar(comm["algo"], "algo", shown_name);
+    job.communication.algo_origin = shown_name + ":" + std::to_string(line_of(comm["algo"])) + " (communication.algo)";
+  }
+  if (comm["proto"]) {
+    job.communication.proto = scalar(comm["proto"], "proto", shown_name);
+    job.communication.proto_origin = shown_name + ":" + std::to_string(line_of(comm["proto"])) + " (communication.proto)";
+  }
+  apply_nccl_environment(job.communication);
 
   const YAML::Node output = require_map(root, "output", shown_name, false);
   check_keys(output, "output", {"dir", "timeline"}, shown_name);

@@ -1,5 +1,6 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/communication_options.hpp"
 #include "core/collective_benchmark.hpp"
 #include "core/nccl_tests_report.hpp"
 #include "platforms/cluster_spec.hpp"
@@ -21,6 +22,8 @@ struct NcclTestsOptions {
   std::uint64_t factor = 2;
   std::string dtype = "float";
   std::uint32_t root = 0;
+  std::string algo, proto, fidelity = "steps";
+  std::vector<std::string> figures;  // KEY=VALUE what-if overrides of a preset
 };
 
 // nccl-tests' size syntax: a number with an optional K, M or G (powers of 1024).
@@ -49,10 +52,13 @@ std::uint64_t parse_size(const std::string& text, const std::string& flag) {
   return value * scale;
 }
 
-platforms::PlatformSource parse_platform(const std::string& text) {
+platforms::PlatformSource parse_platform(const std::string& text, const std::vector<std::string>& figures) {
   platforms::PlatformSource source;
   const std::string prefix = "preset:";
   if (text.rfind(prefix, 0) != 0) {
+    if (!figures.empty())
+      throw UserError("--set " + figures.front(), 0, "--set changes a preset's figures, but the platform is a file",
+                      "edit the XML file, or use --platform preset:NAME:NODES");
     source.file = text;
     return source;
   }
@@ -63,6 +69,13 @@ platforms::PlatformSource parse_platform(const std::string& text) {
                     "e.g. --platform preset:azure-ndv4-a100:2");
   platforms::ClusterSpec spec = platforms::preset(rest.substr(0, colon), 1);
   platforms::override_figure(spec, "nodes", rest.substr(colon + 1), "--platform " + text);
+  for (const std::string& figure : figures) {
+    const auto eq = figure.find('=');
+    if (eq == std::string::npos)
+      throw UserError("--set " + figure, 0, "an override must look like key=value", "e.g. --set nic_bw=400Gbps");
+    platforms::override_figure(spec, figure.substr(0, eq), figure.substr(eq + 1), "--set " + figure);
+  }
+  platforms::validate(spec, "--platform " + text);
   source.spec = spec;
   return source;
 }
@@ -82,6 +95,13 @@ Action add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("-f,--stepfactor", opts->factor, "Multiply the size by this between rows (default 2)");
   cmd->add_option("-d,--datatype", opts->dtype, "Element type: float, half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64");
   cmd->add_option("-r,--root", opts->root, "Root rank of broadcast and reduce (default 0)");
+  cmd->add_option("--algo", opts->algo,
+                  "Allowed algorithms, NCCL_ALGO syntax: ring,tree | ^tree | ring;allreduce:tree (default: "
+                  "$NCCL_ALGO, else all)");
+  cmd->add_option("--proto", opts->proto,
+                  "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
+  cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
+  cmd->add_option("--fidelity", opts->fidelity, "analytic (closed form) or steps (run the schedule; default)");
   return [cmd, opts]() -> int {
     if (!cmd->parsed())
       return -1;
@@ -105,7 +125,17 @@ Action add_nccl_tests_command(CLI::App& app) {
                       "e.g. -b 8 -e 8G");
     for (std::uint64_t s = lo; s <= hi; s *= opts->factor)
       spec.sizes.push_back(s);
-    spec.platform = parse_platform(opts->platform);
+    spec.platform = parse_platform(opts->platform, opts->figures);
+    spec.communication.fidelity = parse_fidelity(opts->fidelity, "--fidelity");
+    if (!opts->algo.empty()) {
+      spec.communication.algo = opts->algo;
+      spec.communication.algo_origin = "--algo";
+    }
+    if (!opts->proto.empty()) {
+      spec.communication.proto = opts->proto;
+      spec.communication.proto_origin = "--proto";
+    }
+    apply_nccl_environment(spec.communication);
     const auto rows = core::run_collective_benchmark(spec);
     std::cout << core::nccl_tests_table(spec, rows, spec.platform.describe());
     return 0;

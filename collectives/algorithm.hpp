@@ -1,13 +1,19 @@
 #pragma once
-// Algorithm: turns one collective call (op, bytes, members' GPUs) into a Schedule, using a route
-// oracle for the closed-form step costs. To add an algorithm, derive from Algorithm and add an
-// instance to the registry the simulation uses; core/ needs no change.
+// Algorithm: turns one collective call into a Schedule, costing each step with the StepCosts the
+// collective model prepared for it (protocol, channels, calibrated latencies and bandwidth). To
+// add an algorithm, derive from Algorithm, give it a name, and add it to the registry the
+// simulation uses (Simulation::algorithms()); core/ needs no change. The built-in NCCL algorithms
+// are registered under NCCL's names (ring, tree, nvls, nvlstree, pat); a researcher's algorithm is
+// used where NCCL_ALGO (or the job's `algo`) names it.
+#include "collectives/comm_shape.hpp"
+#include "collectives/nccl_vocabulary.hpp"
 #include "collectives/op.hpp"
 #include "collectives/schedule.hpp"
 #include "platforms/route.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,33 +22,71 @@ namespace echo::collectives {
 struct CollectiveCall {
   Op op = Op::all_reduce;
   // Bytes as NCCL counts them: full buffer for AllReduce / Broadcast / Reduce, gathered output for
-  // AllGather, input for ReduceScatter, the message for send/recv.
+  // AllGather, input for ReduceScatter, the whole send buffer for AllToAll, the message for send/recv.
   std::uint64_t bytes = 0;
   std::vector<std::uint32_t> gpus;  // member index -> GPU index (rank order of the platform)
   std::uint32_t root = 0;           // member index (Broadcast, Reduce); for send/recv: 0 sends to 1
+};
+
+// What one step costs for this call. Latencies in seconds; `algorithm_Bps` is the rate at which
+// the call's bytes go through (time = bytes / rate, NCCL's "algorithm bandwidth"), so that a
+// schedule of s steps per member each carrying bytes/k costs its share of it.
+struct StepCosts {
+  Protocol protocol = Protocol::simple;
+  std::uint32_t channels = 1;
+  double base_s = 0.0;                  // once per call: launch and set-up
+  double hop_s[3] = {0.0, 0.0, 0.0};    // per step, by platforms::LinkKind of the hop
+  double algorithm_Bps = 0.0;
+  double efficiency[3] = {1.0, 1.0, 1.0};  // achieved fraction of a route's bandwidth, by kind
+  // What one GPU can push over each kind of hop with the channels in use (inside a node: its
+  // share of NVLink or PCIe; across nodes: its share of the node's NICs), efficiency included.
+  // For researchers' algorithms, which are not NCCL's and have no tabulated bandwidth.
+  double link_Bps[3] = {0.0, 0.0, 0.0};
+
+  double hop(platforms::LinkKind kind) const { return hop_s[static_cast<int>(kind)]; }
+  // A point-to-point transfer's rate on `route` (one path, one connection).
+  double route_Bps(const platforms::Route& route) const {
+    return route.bandwidth_Bps * efficiency[static_cast<int>(route.kind)];
+  }
+};
+
+// Everything an algorithm needs to build a call's schedule.
+struct PlannedCall {
+  const CollectiveCall& call;
+  const CommShape& shape;
+  const std::vector<std::uint32_t>& node_of_member;  // node index per member
+  const platforms::RouteOracle& platform;
+  StepCosts costs;
+
+  bool same_node(std::uint32_t a, std::uint32_t b) const { return node_of_member[a] == node_of_member[b]; }
+  platforms::LinkKind hop_kind(std::uint32_t a, std::uint32_t b) const {
+    return same_node(a, b) ? shape.intra : platforms::LinkKind::network;
+  }
 };
 
 class Algorithm {
 public:
   virtual ~Algorithm() = default;
   virtual std::string name() const = 0;
-  virtual bool supports(const CollectiveCall& call) const = 0;
+  // Whether this algorithm can run the call on its communicator; empty if so, else why not.
+  virtual std::string unsupported(const CollectiveCall& call, const CommShape& shape) const = 0;
   // The returned schedule is finalized.
-  virtual Schedule build(const CollectiveCall& call, const platforms::RouteOracle& routes) const = 0;
+  virtual Schedule build(const PlannedCall& call) const = 0;
+  // Time from the last member's arrival to the slowest member's finish, in closed form, when the
+  // schedule runs alone. Used by the `analytic` fidelity and to check `steps`; algorithms that
+  // have none return nullopt and are timed by running their schedule once.
+  virtual std::optional<double> closed_form_s(const PlannedCall&) const { return std::nullopt; }
 };
 
 class AlgorithmRegistry {
 public:
-  // The algorithms shipped with echo-des: ring (AllReduce, AllGather, ReduceScatter, Broadcast,
-  // Reduce as NCCL runs them on a ring), point-to-point send/recv, and pairwise AllToAll.
+  // The algorithms shipped with echo-des: NCCL's ring and tree, point-to-point send/recv, and
+  // AllToAll as grouped sends.
   static AlgorithmRegistry with_builtins();
 
-  // Later additions take precedence: a researcher's algorithm added after the built-ins is
-  // chosen for every call it supports.
+  // A later addition with the same name replaces the earlier one.
   void add(std::unique_ptr<Algorithm> algorithm);
-  const Algorithm* find(const std::string& name) const;
-  // The most recently added algorithm that supports the call. Throws UserError when none does.
-  const Algorithm& choose(const CollectiveCall& call) const;
+  const Algorithm* find(const std::string& name) const;  // case-insensitive
   std::vector<std::string> names() const;
 
 private:

@@ -1,7 +1,7 @@
 #pragma once
-// AllToAll as grouped point-to-point sends: each member sends B/n bytes to every other member,
-// in rounds (round k: member m sends to m+k and receives from m-k), one send after the other on
-// its way out of the GPU. Each member's sends are serialized, each costs the route to its peer.
+// AllToAll as NCCL runs it: grouped point-to-point sends, each member sending B/n bytes to every
+// other member in rounds (round k: member m sends to m+k and receives from m-k), one send after
+// the other on its way out of the GPU. Each send runs at its route's bandwidth and pays its hop.
 #include "collectives/algorithm.hpp"
 
 namespace echo::collectives {
@@ -9,8 +9,10 @@ namespace echo::collectives {
 class PairwiseAllToAll final : public Algorithm {
 public:
   std::string name() const override { return "pairwise"; }
-  bool supports(const CollectiveCall& call) const override { return call.op == Op::all_to_all && !call.gpus.empty(); }
-  Schedule build(const CollectiveCall& call, const platforms::RouteOracle& routes) const override;
+  std::string unsupported(const CollectiveCall& call, const CommShape&) const override {
+    return call.op == Op::all_to_all ? std::string() : "pairwise runs AllToAll only";
+  }
+  Schedule build(const PlannedCall& call) const override;
 };
 
 } // namespace echo::collectives

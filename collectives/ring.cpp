@@ -1,109 +1,138 @@
 #include "collectives/ring.hpp"
 
+#include "collectives/pipeline_unit.hpp"
+
 #include <algorithm>
+#include <numeric>
 
 namespace echo::collectives {
 
 namespace {
 
-using platforms::Route;
-using platforms::RouteOracle;
-
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Ring of `rounds` steps; in each, every member sends one slice to its successor, forwarding (or
-// reducing) what it received from its predecessor in the round before.
-Schedule ring_rounds(const CollectiveCall& call, const RouteOracle& routes, std::uint32_t rounds,
-                     std::uint32_t reducing_rounds) {
-  const auto n = static_cast<std::uint32_t>(call.gpus.size());
-  Schedule s(n);
-  const std::uint64_t slice = ceil_div(call.bytes, n);
-  std::vector<Route> to_next(n);
-  for (std::uint32_t m = 0; m < n; ++m)
-    to_next[m] = routes.route(call.gpus[m], call.gpus[(m + 1) % n]);
-  for (std::uint32_t k = 0; k < rounds; ++k)
-    for (std::uint32_t m = 0; m < n; ++m) {
-      const bool reduce = k < reducing_rounds;
-      if (k == 0) {
-        s.add_step(m, (m + 1) % n, slice, to_next[m], {}, reduce);
-      } else {
-        const std::uint32_t prev = (m + n - 1) % n;
-        s.add_step(m, (m + 1) % n, slice, to_next[m],
-                   {{(k - 1) * n + prev, true}, {(k - 1) * n + m, false}}, reduce);
-      }
-    }
-  return s;
-}
+bool is_chain(Op op) { return op == Op::broadcast || op == Op::reduce; }
 
-// Chain through `order` (member indices), the message cut into chunks that flow down the chain
-// one behind the other: chunk c leaves hop h once it has arrived from hop h-1 and chunk c-1 has
-// left hop h.
-Schedule pipelined_chain(const CollectiveCall& call, const RouteOracle& routes,
-                         const std::vector<std::uint32_t>& order, bool reduce) {
-  const auto n = static_cast<std::uint32_t>(order.size());
-  Schedule s(n);
-  const std::uint64_t chunks =
-      std::clamp<std::uint64_t>(ceil_div(call.bytes, RingAlgorithm::kChunkBytes), 1, RingAlgorithm::kMaxChunks);
-  const std::uint32_t hops = n - 1;
-  std::vector<Route> hop_route(hops);
-  for (std::uint32_t h = 0; h < hops; ++h)
-    hop_route[h] = routes.route(call.gpus[order[h]], call.gpus[order[h + 1]]);
-  for (std::uint64_t c = 0; c < chunks; ++c) {
-    // Spread the bytes so that chunk sizes differ by at most one byte.
-    const std::uint64_t bytes = call.bytes / chunks + (c < call.bytes % chunks ? 1 : 0);
-    for (std::uint32_t h = 0; h < hops; ++h) {
-      const auto index = static_cast<std::uint32_t>(c * hops + h);
-      if (c == 0 && h == 0)
-        s.add_step(order[h], order[h + 1], bytes, hop_route[h], {}, reduce);
-      else if (c == 0)
-        s.add_step(order[h], order[h + 1], bytes, hop_route[h], {{index - 1, true}}, reduce);
-      else if (h == 0)
-        s.add_step(order[h], order[h + 1], bytes, hop_route[h], {{index - hops, false}}, reduce);
-      else
-        s.add_step(order[h], order[h + 1], bytes, hop_route[h], {{index - 1, true}, {index - hops, false}}, reduce);
-    }
-  }
-  return s;
+std::uint32_t ring_steps(Op op, std::uint32_t n) { return op == Op::all_reduce ? 2 * (n - 1) : n - 1; }
+
+// Members in chain order for Broadcast (from the root) and Reduce (into the root).
+std::vector<std::uint32_t> chain_order(const PlannedCall& p) {
+  const auto ring = ring_order(p);
+  const auto n = static_cast<std::uint32_t>(ring.size());
+  const auto root_at = static_cast<std::uint32_t>(std::find(ring.begin(), ring.end(), p.call.root) - ring.begin());
+  std::vector<std::uint32_t> order(n);
+  const std::uint32_t first = p.call.op == Op::broadcast ? root_at : (root_at + 1) % n;
+  for (std::uint32_t i = 0; i < n; ++i)
+    order[i] = ring[(first + i) % n];
+  return order;
 }
 
 } // namespace
 
-bool RingAlgorithm::supports(const CollectiveCall& call) const {
+std::vector<std::uint32_t> ring_order(const PlannedCall& p) {
+  const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
+  // Nodes in the order their first member appears, members in index order inside a node.
+  std::vector<std::uint32_t> first_seen(n);
+  std::vector<std::uint32_t> node_rank;
+  for (std::uint32_t m = 0; m < n; ++m) {
+    auto it = std::find(node_rank.begin(), node_rank.end(), p.node_of_member[m]);
+    first_seen[m] = static_cast<std::uint32_t>(it - node_rank.begin());
+    if (it == node_rank.end())
+      node_rank.push_back(p.node_of_member[m]);
+  }
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return first_seen[a] < first_seen[b]; });
+  return order;
+}
+
+std::string RingAlgorithm::unsupported(const CollectiveCall& call, const CommShape&) const {
   switch (call.op) {
   case Op::all_reduce:
   case Op::all_gather:
   case Op::reduce_scatter:
   case Op::broadcast:
-  case Op::reduce:
-    return !call.gpus.empty();
-  default:
-    return false;
+  case Op::reduce: return {};
+  default: return "a ring runs AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
   }
 }
 
-Schedule RingAlgorithm::build(const CollectiveCall& call, const RouteOracle& routes) const {
-  const auto n = static_cast<std::uint32_t>(call.gpus.size());
+Schedule RingAlgorithm::build(const PlannedCall& p) const {
+  const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   Schedule s(n);
-  if (n > 1) {
-    switch (call.op) {
-    case Op::all_reduce: s = ring_rounds(call, routes, 2 * (n - 1), n - 1); break;
-    case Op::all_gather: s = ring_rounds(call, routes, n - 1, 0); break;
-    case Op::reduce_scatter: s = ring_rounds(call, routes, n - 1, n - 1); break;
-    case Op::broadcast:
-    case Op::reduce: {
-      // Broadcast flows away from the root; Reduce flows into it.
-      std::vector<std::uint32_t> order(n);
-      const std::uint32_t first = call.op == Op::broadcast ? call.root : (call.root + 1) % n;
-      for (std::uint32_t i = 0; i < n; ++i)
-        order[i] = (first + i) % n;
-      s = pipelined_chain(call, routes, order, call.op == Op::reduce);
-      break;
+  s.set_base_latency(p.costs.base_s);
+  if (n < 2) {
+    s.finalize();
+    return s;
+  }
+  if (is_chain(p.call.op)) {
+    // One step per hop, each streaming on what the previous hop delivers.
+    const auto order = chain_order(p);
+    const double serialize = static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps;
+    const double unit = pipeline_unit_s(p, false);
+    for (std::uint32_t h = 0; h + 1 < n; ++h) {
+      const double latency = p.costs.hop(p.hop_kind(order[h], order[h + 1]));
+      const std::uint32_t step =
+          h == 0 ? s.add_step(order[h], order[h + 1], p.call.bytes, serialize, latency, {}, p.call.op == Op::reduce)
+                 : s.add_step(order[h], order[h + 1], p.call.bytes, serialize, latency, {{h - 1, DepKind::stream}},
+                              p.call.op == Op::reduce);
+      s.set_unit(step, unit);
     }
-    default: break;
-    }
+  } else {
+    // Round k: every member sends one slice to its successor, forwarding (or reducing) what it
+    // received from its predecessor in round k-1.
+    const auto order = ring_order(p);
+    const std::uint32_t rounds = ring_steps(p.call.op, n);
+    const std::uint32_t reducing = p.call.op == Op::all_gather ? 0 : n - 1;
+    const std::uint64_t slice = ceil_div(p.call.bytes, n);
+    const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
+    for (std::uint32_t k = 0; k < rounds; ++k)
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t from = order[i], to = order[(i + 1) % n];
+        const double latency = p.costs.hop(p.hop_kind(from, to));
+        if (k == 0)
+          s.add_step(from, to, slice, serialize, latency, {}, k < reducing);
+        else
+          s.add_step(from, to, slice, serialize, latency,
+                     {{(k - 1) * n + (i + n - 1) % n, DepKind::data}, {(k - 1) * n + i, DepKind::order}}, k < reducing);
+      }
   }
   s.finalize();
   return s;
+}
+
+std::optional<double> RingAlgorithm::closed_form_s(const PlannedCall& p) const {
+  const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
+  if (n < 2)
+    return p.costs.base_s;
+  if (is_chain(p.call.op)) {
+    // Streaming through n-1 hops: the whole message once, plus a unit and a latency per hop.
+    const auto order = chain_order(p);
+    const double unit = pipeline_unit_s(p, false);
+    double latency = 0.0;
+    for (std::uint32_t h = 0; h + 1 < n; ++h)
+      latency += p.costs.hop(p.hop_kind(order[h], order[h + 1]));
+    return p.costs.base_s + static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps + (n - 2) * unit + latency;
+  }
+  // The slowest member's last data arrives after `rounds` hops along consecutive ring edges:
+  // the window of `rounds` edges with the most latency.
+  const auto order = ring_order(p);
+  const std::uint32_t rounds = ring_steps(p.call.op, n);
+  std::vector<double> edge(n);
+  for (std::uint32_t i = 0; i < n; ++i)
+    edge[i] = p.costs.hop(p.hop_kind(order[i], order[(i + 1) % n]));
+  const double lap = std::accumulate(edge.begin(), edge.end(), 0.0);
+  const std::uint32_t laps = rounds / n, rest = rounds % n;
+  double window = 0.0, best = 0.0;
+  for (std::uint32_t i = 0; i < rest; ++i)
+    window += edge[i];
+  best = window;
+  for (std::uint32_t start = 1; start < n && rest > 0; ++start) {
+    window += edge[(start + rest - 1) % n] - edge[start - 1];
+    best = std::max(best, window);
+  }
+  const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
+  return p.costs.base_s + rounds * serialize + laps * lap + best;
 }
 
 } // namespace echo::collectives

@@ -1,22 +1,28 @@
 #pragma once
-// Ring algorithms, in member order (member i sends to member i+1):
-//   AllReduce: 2(n-1) steps of ceil(B/n) bytes per member (reduce-scatter then all-gather);
-//   AllGather / ReduceScatter: n-1 steps of ceil(B/n) bytes;
-//   Broadcast / Reduce: a chain from (to) the root, pipelined in chunks so that a large message
-//   costs about B/bw + (n-1) * latency, as NCCL's ring broadcast does.
+// NCCL's ring. Members are put in ring order the way NCCL builds its rings: node by node, the
+// GPUs of a node one after the other, so a ring leaves and enters each node once (on one rail per
+// channel; all channels are carried by each step together).
+//   AllReduce: 2(n-1) steps of B/n bytes per member (reduce-scatter, then all-gather);
+//   AllGather / ReduceScatter: n-1 steps of B/n bytes;
+//   Broadcast / Reduce: a chain from (to) the root; each hop streams the message on as its
+//   protocol's pipeline units arrive (pipeline_unit.hpp).
+// Every step of a call moves at the call's ring bandwidth (the slowest edge paces a ring) and pays
+// the hop latency of its own edge, so the call takes
+//   base + steps * B/n / busbw + the largest sum of hop latencies over `steps` consecutive edges.
 #include "collectives/algorithm.hpp"
 
 namespace echo::collectives {
 
 class RingAlgorithm final : public Algorithm {
 public:
-  // Chain pipelining: chunks of at least this size, and at most kMaxChunks of them.
-  static constexpr std::uint64_t kChunkBytes = 512 * 1024;
-  static constexpr std::uint64_t kMaxChunks = 256;
-
-  std::string name() const override { return "ring"; }
-  bool supports(const CollectiveCall& call) const override;
-  Schedule build(const CollectiveCall& call, const platforms::RouteOracle& routes) const override;
+  std::string name() const override { return "Ring"; }
+  std::string unsupported(const CollectiveCall& call, const CommShape& shape) const override;
+  Schedule build(const PlannedCall& call) const override;
+  std::optional<double> closed_form_s(const PlannedCall& call) const override;
 };
+
+// Ring order of the members (node by node, by member index inside a node), shared with
+// algorithms that build on rings.
+std::vector<std::uint32_t> ring_order(const PlannedCall& call);
 
 } // namespace echo::collectives

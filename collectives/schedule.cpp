@@ -4,17 +4,22 @@
 
 namespace echo::collectives {
 
-std::uint32_t Schedule::add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes,
-                                 const platforms::Route& route, std::initializer_list<StepDep> deps,
-                                 bool reduce, bool rendezvous) {
+std::uint32_t Schedule::add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes, double serialize_s,
+                                 double latency_s, std::initializer_list<StepDep> deps, bool reduce, bool rendezvous) {
+  return add_step(member, peer, bytes, serialize_s, latency_s, std::span<const StepDep>(deps.begin(), deps.size()),
+                  reduce, rendezvous);
+}
+
+std::uint32_t Schedule::add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes, double serialize_s,
+                                 double latency_s, std::span<const StepDep> deps, bool reduce, bool rendezvous) {
   if (member >= members_ || peer >= members_ || member == peer)
     throw std::logic_error("schedule step between invalid members");
   Step s;
   s.member = member;
   s.peer = peer;
   s.bytes = bytes;
-  s.serialize_s = static_cast<double>(bytes) / route.bandwidth_Bps;
-  s.latency_s = route.latency_s;
+  s.serialize_s = serialize_s;
+  s.latency_s = latency_s;
   s.reduce = reduce;
   s.rendezvous = rendezvous;
   s.dep_begin = static_cast<std::uint32_t>(deps_.size());

@@ -1,11 +1,15 @@
 #pragma once
 // Schedule: one collective expanded into steps. A step is one transfer from `member` to `peer`
-// (member indices of the communicator) whose cost is closed-form from the route between their
-// GPUs: the link is busy for `serialize_s` = bytes / bottleneck bandwidth, and the data arrives
-// `latency_s` later. A step starts when
-//   - its member has reached the collective (and, for a rendezvous step, so has its peer),
-//   - every data dependency has *arrived* (the step forwards or reduces what it received), and
-//   - every order dependency has *left* (the previous transfer on the same connection).
+// (member indices of the communicator) with a closed-form cost given by the algorithm that built
+// it: the sender is busy for `serialize_s`, and the data arrives `latency_s` later. Every member
+// first pays the call's base latency (kernel launch and set-up). A step starts when
+//   - its member has reached the collective and paid the base latency (and, for a rendezvous
+//     step, so has its peer),
+//   - every data dependency has *arrived* (the step forwards or reduces what it received),
+//   - every order dependency has *left* (the previous transfer on the same connection), and
+//   - for a stream dependency, its first pipeline unit has arrived: the step forwards the data
+//     unit by unit as it comes (NCCL's protocols pipeline a transfer in units of a few KiB to a
+//     chunk), so it also cannot end before the upstream's last unit arrived and went through.
 // A member is done when its last outgoing step has left and its last incoming step has arrived.
 //
 // Steps are added in an order where dependencies come first; core/ times them (ScheduleRun).
@@ -14,13 +18,17 @@
 #include <span>
 #include <vector>
 
-#include "platforms/route.hpp"
-
 namespace echo::collectives {
+
+enum class DepKind : std::uint8_t {
+  data,    // wait for the data to arrive
+  order,   // wait for the connection to be free
+  stream,  // forward the data as its units arrive
+};
 
 struct StepDep {
   std::uint32_t step;
-  bool data;  // true: wait for the data to arrive; false: wait for the link to be free
+  DepKind kind;
 };
 
 struct Step {
@@ -29,6 +37,7 @@ struct Step {
   std::uint64_t bytes = 0;
   double serialize_s = 0.0;
   double latency_s = 0.0;
+  double unit_s = 0.0;      // time to send one pipeline unit (for stream dependencies)
   bool reduce = false;      // the receiver reduces the data into its buffer
   bool rendezvous = false;  // also waits for the peer to reach the call (send/recv)
   std::uint32_t dep_begin = 0, dep_end = 0;  // range in Schedule::deps()
@@ -39,9 +48,27 @@ public:
   explicit Schedule(std::uint32_t members) : members_(members) {}
 
   // Adds a step and returns its index. Every dependency must already exist.
-  std::uint32_t add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes,
-                         const platforms::Route& route, std::initializer_list<StepDep> deps,
-                         bool reduce = false, bool rendezvous = false);
+  std::uint32_t add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes, double serialize_s,
+                         double latency_s, std::initializer_list<StepDep> deps, bool reduce = false,
+                         bool rendezvous = false);
+  std::uint32_t add_step(std::uint32_t member, std::uint32_t peer, std::uint64_t bytes, double serialize_s,
+                         double latency_s, std::span<const StepDep> deps, bool reduce = false,
+                         bool rendezvous = false);
+
+  // The `analytic` form of a call: no steps; every member finishes `duration_s` after the last
+  // member arrives.
+  static Schedule barrier(std::uint32_t members, double duration_s) {
+    Schedule s(members);
+    s.barrier_s_ = duration_s;
+    s.finalize();
+    return s;
+  }
+  bool is_barrier() const { return barrier_s_ >= 0.0; }
+  double barrier_s() const { return barrier_s_; }
+
+  void set_unit(std::uint32_t step, double unit_s) { steps_.at(step).unit_s = unit_s; }
+  void set_base_latency(double seconds) { base_latency_s_ = seconds; }
+  double base_latency_s() const { return base_latency_s_; }
 
   std::uint32_t members() const { return members_; }
   const std::vector<Step>& steps() const { return steps_; }
@@ -64,6 +91,8 @@ public:
 
 private:
   std::uint32_t members_;
+  double base_latency_s_ = 0.0;
+  double barrier_s_ = -1.0;
   std::vector<Step> steps_;
   std::vector<StepDep> deps_;
   Index index_;

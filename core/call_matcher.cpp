@@ -1,6 +1,7 @@
 #include "core/call_matcher.hpp"
 
 #include "base/user_error.hpp"
+#include "core/collective_timing.hpp"
 #include "core/trace_names.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -34,9 +35,8 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 
 } // namespace
 
-CallMatcher::CallMatcher(const workloads::Workload& workload, const platforms::RouteOracle& routes,
-                         const collectives::AlgorithmRegistry& algorithms)
-    : workload_(workload), routes_(routes), algorithms_(algorithms), mutex_(sg4::Mutex::create()) {}
+CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model, Fidelity fidelity)
+    : workload_(workload), model_(model), fidelity_(fidelity), mutex_(sg4::Mutex::create()) {}
 
 std::shared_ptr<const collectives::Schedule> CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
   // Schedules depend only on (communicator, op, bytes, root): build each once.
@@ -48,7 +48,7 @@ std::shared_ptr<const collectives::Schedule> CallMatcher::schedule_for(std::uint
     call.bytes = task.bytes;
     call.root = task.peer_or_root;
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    slot = std::make_shared<const collectives::Schedule>(algorithms_.choose(call).build(call, routes_));
+    slot = std::make_shared<const collectives::Schedule>(time_call(model_, call, fidelity_).schedule);
   }
   return slot;
 }
@@ -85,7 +85,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     cc.op = collectives::Op::send_recv;
     cc.bytes = task.bytes;
     cc.gpus = {src, dst};
-    auto schedule = std::make_shared<const collectives::Schedule>(algorithms_.choose(cc).build(cc, routes_));
+    auto schedule = std::make_shared<const collectives::Schedule>(time_call(model_, cc, fidelity_).schedule);
     call.run = std::make_unique<ScheduleRun>(std::move(schedule));
     call.first_task = &task;
     call.first_rank = rank;

@@ -6,9 +6,9 @@
 //
 // A member that calls await_* blocks (simulated time passes) until its part of the schedule is
 // done. Calls that never complete are listed by pending_report() for the deadlock message.
-#include "collectives/algorithm.hpp"
+#include "collectives/collective_model.hpp"
+#include "core/job_spec.hpp"
 #include "core/schedule_run.hpp"
-#include "platforms/route.hpp"
 #include "workloads/workload.hpp"
 
 #include <simgrid/s4u/ConditionVariable.hpp>
@@ -25,8 +25,7 @@ namespace echo::core {
 
 class CallMatcher {
 public:
-  CallMatcher(const workloads::Workload& workload, const platforms::RouteOracle& routes,
-              const collectives::AlgorithmRegistry& algorithms);
+  CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model, Fidelity fidelity);
 
   // Blocks until this rank's part of the collective is done; returns its finish time (s).
   double await_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
@@ -62,8 +61,8 @@ private:
   std::shared_ptr<const collectives::Schedule> schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
 
   const workloads::Workload& workload_;
-  const platforms::RouteOracle& routes_;
-  const collectives::AlgorithmRegistry& algorithms_;
+  const collectives::CollectiveModel& model_;
+  Fidelity fidelity_;
   CallTable collectives_;
   CallTable transfers_;
   std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, std::shared_ptr<const collectives::Schedule>>

@@ -1,7 +1,8 @@
 #include "core/collective_benchmark.hpp"
 
 #include "base/user_error.hpp"
-#include "collectives/algorithm.hpp"
+#include "collectives/collective_model.hpp"
+#include "core/collective_timing.hpp"
 #include "core/engine_setup.hpp"
 #include "core/schedule_run.hpp"
 #include "platforms/cluster.hpp"
@@ -37,19 +38,6 @@ std::vector<BenchmarkRow> plan_rows(const BenchmarkSpec& spec) {
     rows.push_back(row);
   }
   return rows;
-}
-
-// Time of one call with every member arriving at t = 0: the slowest member's finish.
-double time_of(collectives::Schedule schedule) {
-  const std::uint32_t members = schedule.members();
-  ScheduleRun run(std::make_shared<const collectives::Schedule>(std::move(schedule)));
-  std::vector<std::uint32_t> finished;
-  for (std::uint32_t m = 0; m < members; ++m)
-    run.arrive(m, 0.0, finished);
-  double slowest = 0.0;
-  for (std::uint32_t m = 0; m < members; ++m)
-    slowest = std::max(slowest, run.finish_s(m));
-  return slowest;
 }
 
 } // namespace
@@ -98,6 +86,14 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
                         std::to_string(cluster.gpu_count()),
                     "use fewer GPUs or a larger platform (for a preset: more nodes, preset:NAME:NODES)");
   const auto algorithms = collectives::AlgorithmRegistry::with_builtins();
+  const collectives::CollectiveModel model(cluster, algorithms, selection_for(spec.communication, algorithms),
+                                          collectives::calibration_of(cluster, spec.platform.describe()));
+  const Fidelity fidelity = spec.communication.fidelity;
+  auto time_of = [&](const collectives::CollectiveCall& cc, BenchmarkRow& row) {
+    TimedCall timed = time_call(model, cc, fidelity);
+    row.choice = timed.plan.describe();
+    return uncontended_time_s(std::move(timed.schedule));
+  };
 
   for (BenchmarkRow& row : rows) {
     collectives::CollectiveCall cc;
@@ -109,16 +105,12 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
       // Every rank sends to the next one at the same time: the slowest pair sets the time.
       for (std::uint32_t r = 0; r < spec.gpus; ++r) {
         cc.gpus = {r, (r + 1) % spec.gpus};
-        const auto& algorithm = algorithms.choose(cc);
-        row.algorithm = algorithm.name();
-        slowest_s = std::max(slowest_s, time_of(algorithm.build(cc, cluster)));
+        slowest_s = std::max(slowest_s, time_of(cc, row));
       }
     } else {
       cc.gpus.resize(spec.gpus);
       std::iota(cc.gpus.begin(), cc.gpus.end(), 0u);
-      const auto& algorithm = algorithms.choose(cc);
-      row.algorithm = algorithm.name();
-      slowest_s = time_of(algorithm.build(cc, cluster));
+      slowest_s = time_of(cc, row);
     }
     row.time_us = slowest_s * 1e6;
   }

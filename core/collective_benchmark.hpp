@@ -1,11 +1,12 @@
 #pragma once
 // The nccl-tests experiment, simulated: n ranks (the platform's first n GPUs) run one collective
 // at each size, alone on the cluster. Each call is the schedule the engine would run (same
-// algorithm registry, same ScheduleRun), with every rank arriving at once; its time is that of
+// collective model and fidelity, same ScheduleRun), with every rank arriving at once; its time is that of
 // the slowest rank. nccl-tests averages back-to-back iterations, whose period in steady state is
 // set by the slowest rank, and it never overlaps two collectives. Out-of-place and in-place
 // calls cost the same in this model.
 #include "collectives/op.hpp"
+#include "core/job_spec.hpp"
 #include "platforms/platform_loader.hpp"
 
 #include <cstdint>
@@ -28,13 +29,14 @@ struct BenchmarkSpec {
   std::vector<std::uint64_t> sizes;  // requested bytes, as -b/-e/-f produce them
   DataTypeInfo dtype;
   std::uint32_t root = 0;
+  CommunicationSpec communication;
 };
 
 struct BenchmarkRow {
   std::uint64_t bytes = 0;        // nccl-tests' size column: max(send, receive) bytes
   std::uint64_t count = 0;        // elements per rank parameter (nccl-tests' count column)
   double time_us = 0.0;
-  std::string algorithm;          // what timed the call
+  std::string choice;             // algorithm/protocol/channels, e.g. "Ring/LL128/12"
 };
 
 // Runs the sweep. Throws UserError for bad specs (more GPUs than the platform has, sizes that are

@@ -6,10 +6,24 @@
 
 namespace echo::core {
 
+// How collectives are simulated (DESIGN.md, "Fidelity levels"):
+//   analytic: one event per call, the closed-form time after the last member arrives;
+//   steps:    the call's schedule, each step timed as its members and data get there.
+enum class Fidelity { analytic, steps };
+
+struct CommunicationSpec {
+  Fidelity fidelity = Fidelity::steps;
+  // NCCL_ALGO / NCCL_PROTO syntax; empty: everything NCCL would consider. `*_origin` names where
+  // the list came from (job file line, command line, environment) for error messages.
+  std::string algo, algo_origin;
+  std::string proto, proto_origin;
+};
+
 struct JobSpec {
   std::string job_file;                 // for messages; may be empty
   platforms::PlatformSource platform;
   std::string trace;                    // workload: native trace (.pb or .pbtxt)
+  CommunicationSpec communication;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere
   bool timeline = true;                 // write timeline.json into out_dir
 };

@@ -25,14 +25,15 @@ std::string perf_name(Op op) {
   }
 }
 
-// "ring for 8 B .. 8 GiB": runs of consecutive sizes that the same algorithm timed.
-std::string algorithms_by_size(const std::vector<BenchmarkRow>& rows) {
+// "Ring/LL/12: 8 .. 65536 B": runs of consecutive sizes with the same algorithm, protocol and
+// channel count.
+std::string choices_by_size(const std::vector<BenchmarkRow>& rows) {
   std::string out;
   for (std::size_t i = 0; i < rows.size();) {
     std::size_t j = i;
-    while (j + 1 < rows.size() && rows[j + 1].algorithm == rows[i].algorithm)
+    while (j + 1 < rows.size() && rows[j + 1].choice == rows[i].choice)
       ++j;
-    out += format("#   %s: %llu .. %llu B\n", rows[i].algorithm.c_str(), static_cast<unsigned long long>(rows[i].bytes),
+    out += format("#   %-20s %llu .. %llu B\n", (rows[i].choice + ":").c_str(), static_cast<unsigned long long>(rows[i].bytes),
                   static_cast<unsigned long long>(rows[j].bytes));
     i = j + 1;
   }
@@ -66,8 +67,11 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
                 static_cast<unsigned long long>(min_bytes), static_cast<unsigned long long>(max_bytes),
                 static_cast<unsigned long long>(spec.sizes.size() > 1 ? spec.sizes[1] / std::max<std::uint64_t>(1, spec.sizes[0]) : 1));
   out += "# platform: " + platform_description + ", ranks 0.." + std::to_string(spec.gpus - 1) + "\n";
-  out += "# algorithm by size (protocols and channels are not modelled in this version):\n";
-  out += algorithms_by_size(rows);
+  out += std::string("# fidelity: ") + (spec.communication.fidelity == Fidelity::analytic ? "analytic" : "steps") +
+         "; NCCL_ALGO=" + (spec.communication.algo.empty() ? "(all)" : spec.communication.algo) +
+         " NCCL_PROTO=" + (spec.communication.proto.empty() ? "(all)" : spec.communication.proto) + "\n";
+  out += "# algorithm/protocol/channels by size:\n";
+  out += choices_by_size(rows);
   out += "#\n";
   out += format("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "", "", "");
   out += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size", "count", "type", "redop",

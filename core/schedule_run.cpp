@@ -10,6 +10,7 @@ ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule)
   const std::uint32_t members = schedule_->members();
   gates_ = ix.gates;
   start_s_.assign(schedule_->steps().size(), 0.0);
+  left_s_.assign(schedule_->steps().size(), 0.0);
   arrival_s_.assign(members, -1.0);
   finish_s_.assign(members, 0.0);
   involved_left_ = ix.involved;
@@ -19,8 +20,18 @@ ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule)
 std::uint32_t ScheduleRun::arrive(std::uint32_t member, double now_s, std::vector<std::uint32_t>& finished) {
   const std::uint32_t before = resolved_;
   arrival_s_[member] = now_s;
-  finish_s_[member] = std::max(finish_s_[member], now_s);
+  finish_s_[member] = std::max(finish_s_[member], now_s + schedule_->base_latency_s());
   ++arrivals_;
+  last_arrival_s_ = std::max(last_arrival_s_, now_s);
+  if (schedule_->is_barrier()) {
+    if (arrivals_ == schedule_->members())
+      for (std::uint32_t m = 0; m < schedule_->members(); ++m) {
+        finish_s_[m] = last_arrival_s_ + schedule_->barrier_s();
+        finish_known_[m] = 1;
+        finished.push_back(m);
+      }
+    return 0;
+  }
   const auto& ix = schedule_->index();
   for (std::uint32_t k = ix.waiting_begin[member]; k < ix.waiting_begin[member + 1]; ++k)
     if (--gates_[ix.waiting[k]] == 0)
@@ -40,14 +51,23 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
   double start = arrival_s_[s.member];
   if (s.rendezvous)
     start = std::max(start, arrival_s_[s.peer]);
+  start += schedule_->base_latency_s();
+  double left_floor = 0.0;
   for (const collectives::StepDep& d : schedule_->deps(s)) {
     const collectives::Step& dep = steps[d.step];
-    const double left = start_s_[d.step] + dep.serialize_s;
-    start = std::max(start, d.data ? left + dep.latency_s : left);
+    switch (d.kind) {
+    case collectives::DepKind::data: start = std::max(start, left_s_[d.step] + dep.latency_s); break;
+    case collectives::DepKind::order: start = std::max(start, left_s_[d.step]); break;
+    case collectives::DepKind::stream:
+      start = std::max(start, start_s_[d.step] + dep.unit_s + dep.latency_s);
+      left_floor = std::max(left_floor, left_s_[d.step] + dep.latency_s + s.unit_s);
+      break;
+    }
   }
   start_s_[step] = start;
+  const double left = std::max(start + s.serialize_s, left_floor);
+  left_s_[step] = left;
   ++resolved_;
-  const double left = start + s.serialize_s;
   finish_s_[s.member] = std::max(finish_s_[s.member], left);
   finish_s_[s.peer] = std::max(finish_s_[s.peer], left + s.latency_s);
   --involved_left_[s.member];
@@ -66,6 +86,18 @@ void ScheduleRun::settle_member(std::uint32_t member, std::vector<std::uint32_t>
     finish_known_[member] = 1;
     finished.push_back(member);
   }
+}
+
+double uncontended_time_s(collectives::Schedule schedule) {
+  const std::uint32_t members = schedule.members();
+  ScheduleRun run(std::make_shared<const collectives::Schedule>(std::move(schedule)));
+  std::vector<std::uint32_t> finished;
+  for (std::uint32_t m = 0; m < members; ++m)
+    run.arrive(m, 0.0, finished);
+  double slowest = 0.0;
+  for (std::uint32_t m = 0; m < members; ++m)
+    slowest = std::max(slowest, run.finish_s(m));
+  return slowest;
 }
 
 } // namespace echo::core

@@ -35,13 +35,19 @@ private:
   std::shared_ptr<const collectives::Schedule> schedule_;
   std::vector<std::uint32_t> gates_;         // per step: gates still closed
   std::vector<double> start_s_;              // per step, once resolved
+  std::vector<double> left_s_;               // per step: when its last byte has left
   std::vector<double> arrival_s_;            // per member, -1 until it arrives
   std::vector<double> finish_s_;             // per member: latest leave / arrival of its steps
   std::vector<std::uint32_t> involved_left_; // per member: its steps not resolved yet
   std::vector<std::uint8_t> finish_known_;
   std::vector<std::uint32_t> worklist_;
+  double last_arrival_s_ = 0.0;
   std::uint32_t arrivals_ = 0;
   std::uint32_t resolved_ = 0;
 };
+
+// The call's time when it runs alone and every member arrives at once: the slowest member's
+// finish. What nccl-tests measures, and the closed form of algorithms that have none.
+double uncontended_time_s(collectives::Schedule schedule);
 
 } // namespace echo::core

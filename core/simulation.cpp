@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "core/call_matcher.hpp"
+#include "core/collective_timing.hpp"
 #include "core/engine_setup.hpp"
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
@@ -33,14 +34,18 @@ struct Simulation::Impl {
   std::unique_ptr<sg4::Engine> engine;
   std::unique_ptr<platforms::Cluster> cluster;
   workloads::Workload workload;
+  CommunicationSpec communication;
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
-Simulation::Simulation(const JobSpec& job) : Simulation(job.platform, workloads::read_trace(job.trace)) {}
+Simulation::Simulation(const JobSpec& job)
+    : Simulation(job.platform, workloads::read_trace(job.trace), job.communication) {}
 
-Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload)
+Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
+                       CommunicationSpec communication)
     : impl_(std::make_unique<Impl>()) {
   impl_->platform = platform;
+  impl_->communication = std::move(communication);
   impl_->workload = std::move(workload);
   impl_->engine = make_engine(impl_->workload.rank_count());
   platforms::load_platform(*impl_->engine, platform);
@@ -69,7 +74,10 @@ SimulationResult Simulation::run(bool record_intervals) {
   ranks.reserve(n_ranks);
   for (std::uint32_t r = 0; r < n_ranks; ++r)
     ranks.emplace_back(r, w.program(r), w.slots.size());
-  CallMatcher matcher(w, *impl_->cluster, impl_->algorithms);
+  const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
+                                          selection_for(impl_->communication, impl_->algorithms),
+                                          collectives::calibration_of(*impl_->cluster, impl_->platform.describe()));
+  CallMatcher matcher(w, model, impl_->communication.fidelity);
 
   RunState state;
   state.workload = &w;

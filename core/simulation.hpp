@@ -19,12 +19,14 @@ class Simulation {
 public:
   explicit Simulation(const JobSpec& job);
   // A workload built in memory (benchmarks, generators); `source` names it in messages.
-  Simulation(const platforms::PlatformSource& platform, workloads::Workload workload);
+  Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
+             CommunicationSpec communication = {});
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // Researchers add their own algorithms here before run(); the first that supports a call wins.
+  // Researchers add their own algorithms here before run(); the job's algorithm list (NCCL_ALGO
+  // syntax) says where they are used.
   collectives::AlgorithmRegistry& algorithms();
   const workloads::Workload& workload() const;
   const platforms::Cluster& cluster() const;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace echo::platforms {
 
@@ -30,6 +31,19 @@ LinkKind intra_kind_of(const sg4::NetZone* zone) {
   return (intra != nullptr && std::string_view(intra) == "pcie") ? LinkKind::pcie : LinkKind::nvlink;
 }
 
+bool has_nvswitch(const sg4::NetZone* zone) {
+  const char* value = zone->get_property("nvswitch");
+  return value != nullptr && std::string_view(value) == "yes";
+}
+
+const sg4::Link* bottleneck(const std::vector<sg4::Link*>& links) {
+  const sg4::Link* slowest = nullptr;
+  for (const sg4::Link* link : links)
+    if (slowest == nullptr || link->get_bandwidth() < slowest->get_bandwidth())
+      slowest = link;
+  return slowest;
+}
+
 } // namespace
 
 Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::move(source)) {
@@ -38,6 +52,9 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
 
   const char* homogeneous = engine.get_netzone_root()->get_property("homogeneous");
   homogeneous_ = homogeneous != nullptr && std::string_view(homogeneous) == "yes";
+  if (const auto* props = engine.get_netzone_root()->get_properties())
+    for (const auto& [key, value] : *props)
+      properties_.emplace(key, value);
 
   std::map<std::size_t, std::vector<sg4::Host*>> hosts_by_zone;
   for (sg4::Host* host : engine.get_all_hosts())
@@ -57,6 +74,7 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
     const sg4::NetZone* zone = hosts.front()->get_englobing_zone();
     node.name = zone->get_name();
     node.intra = intra_kind_of(zone);
+    node.nvswitch = has_nvswitch(zone);
     const auto parent = zone_order.find(zone->get_parent());  // the root zone has no parent we know
     node.group = parent != zone_order.end() ? static_cast<std::uint32_t>(parent->second) : 0;
     for (sg4::Host* host : hosts) {
@@ -105,6 +123,45 @@ Route Cluster::compute_route(std::uint32_t src, std::uint32_t dst) const {
                     "declare a route with at least one link between these hosts");
   r.kind = (a.node == b.node) ? nodes_[a.node].intra : LinkKind::network;
   return r;
+}
+
+} // namespace echo::platforms
+
+namespace echo::platforms {
+
+std::string Cluster::property(std::string_view key) const {
+  auto it = properties_.find(key);
+  return it == properties_.end() ? std::string() : it->second;
+}
+
+NodeNetwork Cluster::node_network(std::uint32_t node) const {
+  const std::uint32_t key = homogeneous_ ? 0 : node;
+  if (auto it = network_cache_.find(key); it != network_cache_.end())
+    return it->second;
+  NodeNetwork n = compute_node_network(homogeneous_ ? 0 : node);
+  network_cache_.emplace(key, n);
+  return n;
+}
+
+NodeNetwork Cluster::compute_node_network(std::uint32_t node) const {
+  NodeNetwork n;
+  n.nvswitch = nodes_.at(node).nvswitch;
+  const std::uint32_t other = node == 0 ? 1 : 0;
+  if (nodes_.size() < 2)
+    return n;
+  const std::uint32_t peer = nodes_[other].gpus.front();
+  std::set<const sg4::Link*> nics;
+  for (std::uint32_t gpu : nodes_[node].gpus) {
+    std::vector<sg4::Link*> links;
+    double latency_s = 0.0;
+    gpus_[gpu].host->route_to(gpus_[peer].host, links, &latency_s);
+    if (const sg4::Link* nic = bottleneck(links)) {
+      nics.insert(nic);
+      n.nic_Bps = std::max(n.nic_Bps, nic->get_bandwidth());
+    }
+  }
+  n.nics = static_cast<std::uint32_t>(nics.size());
+  return n;
 }
 
 } // namespace echo::platforms

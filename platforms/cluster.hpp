@@ -13,6 +13,7 @@
 #include "platforms/route.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,7 @@ struct Node {
   std::string name;             // the netzone's name
   std::uint32_t group = 0;      // index of the parent zone (a pod), for pair classes
   LinkKind intra = LinkKind::nvlink;  // zone property `intra` = nvlink | pcie
+  bool nvswitch = false;              // zone property `nvswitch` = yes
   std::vector<std::uint32_t> gpus;
 };
 
@@ -47,6 +49,13 @@ public:
 
   Route route(std::uint32_t src, std::uint32_t dst) const override;
   std::uint32_t gpu_count() const override { return static_cast<std::uint32_t>(gpus_.size()); }
+  std::uint32_t node_of(std::uint32_t gpu) const override { return gpus_.at(gpu).node; }
+  std::string_view gpu_model(std::uint32_t gpu) const override { return gpus_.at(gpu).model; }
+  // NICs are told apart by the bottleneck link of each GPU's route out of the node: GPUs that
+  // leave through the same link share a NIC. Asked once per node (once in all on homogeneous
+  // platforms) and cached.
+  NodeNetwork node_network(std::uint32_t node) const override;
+  std::string property(std::string_view key) const override;
 
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -58,12 +67,15 @@ public:
 
 private:
   std::uint64_t cache_key(std::uint32_t src, std::uint32_t dst) const;
+  NodeNetwork compute_node_network(std::uint32_t node) const;
 
   std::string source_;
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;
   bool homogeneous_ = false;
+  std::map<std::string, std::string, std::less<>> properties_;
   mutable std::unordered_map<std::uint64_t, Route> route_cache_;
+  mutable std::unordered_map<std::uint32_t, NodeNetwork> network_cache_;
 };
 
 } // namespace echo::platforms

@@ -28,7 +28,19 @@ const std::map<std::string, ClusterSpec>& presets() {
     a100.nic_bw = "200Gbps";
     a100.nic_latency = "1us";
     a100.switch_latency = "130ns";
+    a100.cpu = "amd";  // DGX A100 and ND A100 v4 hosts are AMD EPYC
     a100.preset = "dgx-a100";
+
+    // Collective-model parameters fitted to the Azure ND A100 v4 nccl-tests logs (2, 8 and 16
+    // GPUs; the 4-GPU log held out) by scripts/calibrate_nccl.py — see docs/validation.md. DGX
+    // A100 is the same machine class (A100 SXM4, NVSwitch, 8x HDR, AMD hosts) and borrows them.
+    a100.calibration = {
+        {"nccl.extra_base_us.ll", "-1.37"},    {"nccl.extra_base_us.ll128", "6.05"},
+        {"nccl.extra_base_us.simple", "39"},   {"nccl.extra_hop_us.nvlink", "1.1"},
+        {"nccl.extra_hop_us.net", "-4.98"},    {"nccl.efficiency.nvlink", "0.864"},
+        {"nccl.efficiency.net", "0.638"},      {"nccl.efficiency.ll", "0.979"},
+        {"nccl.efficiency.ll128", "0.999"},
+    };
     t["dgx-a100"] = a100;
 
     ClusterSpec ndv4 = a100;  // Azure ND A100 v4: A100 40 GB, 8x HDR, NVSwitch
@@ -38,6 +50,8 @@ const std::map<std::string, ClusterSpec>& presets() {
 
     ClusterSpec h100 = a100;
     h100.preset = "dgx-h100";
+    h100.cpu = "intel";  // DGX H100: Intel Xeon
+    h100.calibration.clear();  // no measurements of this machine yet: NCCL's nominal figures
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";
@@ -95,6 +109,17 @@ const std::vector<Figure>& figures() {
       {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
       {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
       {"nodes", "Number of nodes"},
+      {"nccl.extra_base_us.ll", "Calibrated: extra per-call latency of an LL collective (us)"},
+      {"nccl.extra_base_us.ll128", "Calibrated: extra per-call latency of an LL128 collective (us)"},
+      {"nccl.extra_base_us.simple", "Calibrated: extra per-call latency of a Simple collective (us)"},
+      {"nccl.extra_hop_us.nvlink", "Calibrated: extra latency per NVLink hop of a collective step (us)"},
+      {"nccl.extra_hop_us.pcie", "Calibrated: extra latency per PCIe hop (us)"},
+      {"nccl.extra_hop_us.net", "Calibrated: extra latency per network hop (us)"},
+      {"nccl.efficiency.nvlink", "Calibrated: fraction of NVLink bandwidth a collective achieves (0..1]"},
+      {"nccl.efficiency.pcie", "Calibrated: fraction of PCIe bandwidth a collective achieves (0..1]"},
+      {"nccl.efficiency.net", "Calibrated: fraction of NIC bandwidth a collective achieves (0..1]"},
+      {"nccl.efficiency.ll", "Calibrated: fraction of NCCL's LL bandwidth limit reached (0..1]"},
+      {"nccl.efficiency.ll128", "Calibrated: fraction of NCCL's LL128 bandwidth limit reached (0..1]"},
   };
   return table;
 }
@@ -149,6 +174,16 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
       throw UserError(origin, 0, "`oversubscription` must be a number >= 1, got '" + value + "'",
                       "write e.g. oversubscription=2 for a 2:1 fat-tree");
     spec.oversubscription = v;
+  } else if (key.rfind("nccl.", 0) == 0 &&
+             std::find(override_keys().begin(), override_keys().end(), key) != override_keys().end()) {
+    double v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    const bool efficiency = key.rfind("nccl.efficiency.", 0) == 0;
+    if (ec != std::errc() || end != value.data() + value.size() || (efficiency && (v <= 0 || v > 1)))
+      throw UserError(origin, 0, "`" + key + "` must be " + (efficiency ? "a fraction in (0, 1]" : "a latency in us") +
+                                     ", got '" + value + "'",
+                      efficiency ? "write e.g. " + key + "=0.9" : "write e.g. " + key + "=1.5");
+    spec.calibration[key] = value;
   } else {
     std::string known;
     for (const auto& k : override_keys())

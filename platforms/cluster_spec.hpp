@@ -3,6 +3,7 @@
 // Bandwidths and latencies are kept as SimGrid unit strings ("300GBps", "200Gbps", "2us") so a
 // value written by the user means exactly what it means in a platform XML file.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct ClusterSpec {
   std::string switch_latency;    // one InfiniBand switch traversal
   double oversubscription = 1.0; // leaf down-link capacity / leaf up-link capacity
   std::uint32_t pod_nodes = 32;  // nodes under one set of rail leaf switches
+  std::string cpu = "intel";     // host CPU vendor (intel | amd): NCCL's LL limits across nodes depend on it
+  // Fitted parameters of the collective model (`nccl.*` keys, see collectives/calibration.hpp),
+  // written as properties of the platform's root zone.
+  std::map<std::string, std::string> calibration;
 };
 
 // The names `preset()` knows, in the order `--help` lists them.

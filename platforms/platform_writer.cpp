@@ -25,7 +25,8 @@ std::string time_string(double seconds) {
 void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
   const std::string node = "node" + std::to_string(n);
   out << "      <zone id=\"" << node << "\" routing=\"Full\">\n"
-      << "        <prop id=\"intra\" value=\"nvlink\"/>\n";
+      << "        <prop id=\"intra\" value=\"nvlink\"/>\n"
+      << "        <prop id=\"nvswitch\" value=\"yes\"/>\n";
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     out << "        <host id=\"" << node << "-gpu" << g << "\" speed=\"1Gf\"><prop id=\"gpu\" value=\""
         << spec.gpu << "\"/></host>\n";
@@ -66,7 +67,11 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
       << "  <zone id=\"cluster\" routing=\"Full\">\n"
       << "    <prop id=\"preset\" value=\"" << spec.preset << "\"/>\n"
       // All nodes alike, all pods alike: echo-des may cache routes per pair class.
-      << "    <prop id=\"homogeneous\" value=\"yes\"/>\n";
+      << "    <prop id=\"homogeneous\" value=\"yes\"/>\n"
+      << "    <prop id=\"cpu\" value=\"" << spec.cpu << "\"/>\n";
+  // Calibrated parameters of the collective model travel with the platform they were fitted on.
+  for (const auto& [key, value] : spec.calibration)
+    out << "    <prop id=\"" << key << "\" value=\"" << value << "\"/>\n";
   for (std::uint32_t p = 0; p < pods; ++p) {
     const std::string pod = "pod" + std::to_string(p);
     const std::uint32_t first = p * pod_nodes;

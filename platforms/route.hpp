@@ -1,8 +1,11 @@
 #pragma once
 // Route: what the collective model needs to know about the path between two GPUs, and the
-// RouteOracle interface that answers it. Collectives depend on this interface only, so their
-// schedules can be unit-tested with a hand-made oracle and no SimGrid platform.
+// RouteOracle interface that answers it together with the few facts about the machine that
+// NCCL's own topology detection would find (which node a GPU sits in, its model, the node's NICs
+// and NVSwitch). Collectives depend on this interface only, so their schedules and cost model
+// can be unit-tested with a hand-made oracle and no SimGrid platform.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace echo::platforms {
@@ -18,12 +21,25 @@ struct Route {
   bool intra_node() const { return kind != LinkKind::network; }
 };
 
+// A node's way out: how many distinct NICs its GPUs leave through, and the bandwidth of one.
+struct NodeNetwork {
+  std::uint32_t nics = 0;      // 0 on a single-node platform
+  double nic_Bps = 0.0;
+  bool nvswitch = false;       // GPUs joined by an NVSwitch (zone property nvswitch="yes")
+};
+
 class RouteOracle {
 public:
   virtual ~RouteOracle() = default;
   // Route from GPU `src` to GPU `dst` (indices in rank order). src != dst.
   virtual Route route(std::uint32_t src, std::uint32_t dst) const = 0;
   virtual std::uint32_t gpu_count() const = 0;
+  virtual std::uint32_t node_of(std::uint32_t gpu) const = 0;
+  virtual std::string_view gpu_model(std::uint32_t gpu) const = 0;
+  virtual NodeNetwork node_network(std::uint32_t node) const = 0;
+  // A property of the platform's root zone ("" when absent): where a platform carries the
+  // calibrated parameters of the collective model (`nccl.*`).
+  virtual std::string property(std::string_view key) const = 0;
 };
 
 } // namespace echo::platforms

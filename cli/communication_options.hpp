@@ -1,0 +1,17 @@
+#pragma once
+// The communication settings a user can give on the command line, in the job file, or (for the
+// algorithm and protocol lists) through NCCL's own environment variables. Precedence: command
+// line, then job file, then NCCL_ALGO / NCCL_PROTO from the environment.
+#include "core/job_spec.hpp"
+
+#include <string>
+
+namespace echo::cli {
+
+// "analytic" | "steps"; throws UserError naming `origin` otherwise.
+core::Fidelity parse_fidelity(const std::string& text, const std::string& origin, int line = 0);
+
+// Fills the lists still empty from NCCL_ALGO / NCCL_PROTO.
+void apply_nccl_environment(core::CommunicationSpec& spec);
+
+} // namespace echo::cli

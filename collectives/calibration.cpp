@@ -1,0 +1,43 @@
+#include "collectives/calibration.hpp"
+
+#include "base/user_error.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace echo::collectives {
+
+namespace {
+
+constexpr const char* kKinds[3] = {"nvlink", "pcie", "net"};
+
+double read(const platforms::RouteOracle& platform, const std::string& source, const std::string& key, double fallback,
+            double low, double high) {
+  const std::string text = platform.property(key);
+  if (text.empty())
+    return fallback;
+  double v = 0.0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < low || v > high)
+    throw UserError(source, 0, "platform property `" + key + "` = '" + text + "' is out of range",
+                    "give a number in [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+  return v;
+}
+
+} // namespace
+
+Calibration calibration_of(const platforms::RouteOracle& platform, const std::string& source) {
+  Calibration c;
+  constexpr const char* kProtocols[3] = {"ll", "ll128", "simple"};
+  for (int p = 0; p < 3; ++p)
+    c.extra_base_us[p] = read(platform, source, std::string("nccl.extra_base_us.") + kProtocols[p], 0.0, -1e3, 1e6);
+  for (int k = 0; k < 3; ++k) {
+    c.extra_hop_us[k] = read(platform, source, std::string("nccl.extra_hop_us.") + kKinds[k], 0.0, -1e3, 1e6);
+    c.efficiency[k] = read(platform, source, std::string("nccl.efficiency.") + kKinds[k], 1.0, 1e-6, 1.0);
+  }
+  c.ll_efficiency = read(platform, source, "nccl.efficiency.ll", 1.0, 1e-6, 1.0);
+  c.ll128_efficiency = read(platform, source, "nccl.efficiency.ll128", 1.0, 1e-6, 1.0);
+  return c;
+}
+
+} // namespace echo::collectives

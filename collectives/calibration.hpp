@@ -1,0 +1,39 @@
+#pragma once
+// Calibration: the physical parameters of the collective model that are fitted to measurements
+// of a real machine, and only those. They are properties of the platform (root zone properties,
+// written by the presets that were fitted), never constants in the code:
+//
+//   nccl.extra_base_us.PROTO    added to NCCL's per-call base latency of PROTO = ll | ll128 | simple
+//                               (launch, set-up, the protocol's synchronisation)
+//   nccl.extra_hop_us.KIND      added to NCCL's per-hop latency over KIND = nvlink | pcie | net
+//                               (may be negative: NCCL's figure is a guess for a typical machine)
+//   nccl.efficiency.KIND        fraction of the link bandwidth a channel really achieves
+//   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
+//
+// Unset, a platform runs with NCCL's nominal figures (extras 0, efficiencies 1).
+#include "collectives/nccl_vocabulary.hpp"
+#include "platforms/route.hpp"
+
+#include <string>
+
+namespace echo::collectives {
+
+struct Calibration {
+  double extra_base_us[3] = {0.0, 0.0, 0.0};  // by Protocol
+  double extra_hop_us[3] = {0.0, 0.0, 0.0};    // by platforms::LinkKind
+  double efficiency[3] = {1.0, 1.0, 1.0};      // by platforms::LinkKind
+  double ll_efficiency = 1.0, ll128_efficiency = 1.0;
+
+  double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
+  double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }
+  double link_efficiency(platforms::LinkKind k) const { return efficiency[static_cast<int>(k)]; }
+  double protocol_efficiency(Protocol p) const {
+    return p == Protocol::ll ? ll_efficiency : p == Protocol::ll128 ? ll128_efficiency : 1.0;
+  }
+};
+
+// Reads the `nccl.*` properties of the platform. Throws UserError for a value that is not a
+// number in range (latencies >= 0, efficiencies in (0, 1]), naming the property.
+Calibration calibration_of(const platforms::RouteOracle& platform, const std::string& source);
+
+} // namespace echo::collectives

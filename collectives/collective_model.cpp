@@ -1,0 +1,184 @@
+#include "collectives/collective_model.hpp"
+
+#include "base/user_error.hpp"
+#include "collectives/nccl_constants.hpp"
+#include "collectives/nccl_tuner.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace echo::collectives {
+
+using platforms::LinkKind;
+
+namespace {
+
+int hw_of(LinkKind kind) {
+  switch (kind) {
+  case LinkKind::nvlink: return nccl::kNvlink;
+  case LinkKind::pcie: return nccl::kPci;
+  default: return nccl::kNet;
+  }
+}
+
+std::vector<std::uint32_t> nodes_of(const CollectiveCall& call, const platforms::RouteOracle& platform) {
+  std::vector<std::uint32_t> nodes(call.gpus.size());
+  for (std::size_t m = 0; m < call.gpus.size(); ++m)
+    nodes[m] = platform.node_of(call.gpus[m]);
+  return nodes;
+}
+
+} // namespace
+
+std::string Plan::describe() const {
+  return algorithm_name + "/" + std::string(to_string(protocol)) + "/" + std::to_string(channels);
+}
+
+CollectiveModel::CollectiveModel(const platforms::RouteOracle& platform, const AlgorithmRegistry& algorithms,
+                                 NcclSelection selection, Calibration calibration)
+    : platform_(platform), algorithms_(algorithms), selection_(std::move(selection)), calibration_(calibration) {}
+
+StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
+  StepCosts c;
+  const auto ring = nccl::index(NcclAlgo::ring), simple = nccl::index(Protocol::simple);
+  c.base_s = std::max(0.0, nccl::kBaseLatency[ring][simple] + calibration_.extra_base(Protocol::simple)) * 1e-6;
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
+    const auto i = static_cast<int>(k);
+    c.hop_s[i] = std::max(0.0, nccl::kHwLatency[hw_of(k)][ring][simple] + calibration_.extra_hop(k)) * 1e-6;
+    c.efficiency[i] = calibration_.link_efficiency(k);
+  }
+  c.link_Bps[static_cast<int>(shape.intra)] = shape.intra_GBps * 1e9 * calibration_.link_efficiency(shape.intra);
+  c.link_Bps[static_cast<int>(LinkKind::network)] = shape.nic_GBps * 1e9 * calibration_.link_efficiency(LinkKind::network);
+  return c;
+}
+
+StepCosts CollectiveModel::costs_for(const CommShape& shape, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
+                                     std::uint64_t) const {
+  StepCosts c = point_to_point_costs(shape);
+  c.protocol = proto;
+  c.channels = channels;
+  const auto a = nccl::index(algo), p = nccl::index(proto);
+  c.base_s = std::max(0.0, nccl::kBaseLatency[a][p] + calibration_.extra_base(proto)) * 1e-6;
+
+  // Per-hop latency: NCCL's figure for this algorithm and protocol over that kind of link (or the
+  // route's own latency if the platform says it is slower), plus the calibrated extra.
+  const double ppn = static_cast<double>(shape.ranks) / shape.nodes;
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
+    double nominal = nccl::kHwLatency[hw_of(k)][a][p];
+    if (k == LinkKind::network && ppn == 1)
+      nominal = nccl::kHwLatency[nccl::kNet][nccl::index(NcclAlgo::tree)][p];
+    if (k != LinkKind::network && algo == NcclAlgo::ring && shape.nodes > 1)
+      nominal = std::max(nominal, nccl::kNetOverheadUs * (proto == Protocol::simple ? 3 : 1));
+    const double wire_us = (k == LinkKind::network ? shape.net_latency_s : shape.intra_latency_s) * 1e6;
+    c.hop_s[static_cast<int>(k)] = std::max(0.0, std::max(nominal, wire_us) + calibration_.extra_hop(k)) * 1e-6;
+  }
+
+  // The bandwidth the channels really get: each channel's share of a GPU's intra-node links, and
+  // of the NICs it crosses (channels spread over the NICs round-robin), at calibrated efficiency.
+  const NcclTuner tuner(shape);
+  const ChannelGraph& nominal = tuner.graph(algo);
+  ChannelGraph real;
+  real.channels = channels;
+  real.bw_intra_GBps = shape.intra_GBps * calibration_.link_efficiency(shape.intra) / std::max(1u, nominal.channels);
+  const std::uint32_t nics_used = std::min(channels, std::max(1u, shape.nics));
+  real.bw_inter_GBps =
+      shape.nic_GBps * calibration_.link_efficiency(LinkKind::network) * nics_used / static_cast<double>(channels);
+  // NCCL's per-size tree correction is left out on purpose: it stands for the pipeline filling,
+  // which the schedules model hop by hop (pipeline_unit.hpp).
+  const double share = static_cast<double>(channels) / std::max(1u, nominal.channels);
+  const double bw = nccl_algorithm_bandwidth(shape, op, algo, proto, real, SpeedReading::physical, share) *
+                    calibration_.protocol_efficiency(proto);
+  c.algorithm_Bps = bw * 1e9;
+  c.link_Bps[static_cast<int>(shape.intra)] = channels * real.bw_intra_GBps * 1e9;
+  c.link_Bps[static_cast<int>(LinkKind::network)] = channels * real.bw_inter_GBps * 1e9;
+  return c;
+}
+
+Plan CollectiveModel::plan(const CollectiveCall& call) const {
+  Plan plan;
+  plan.shape = comm_shape(call.gpus, platform_);
+  plan.node_of_member = nodes_of(call, platform_);
+  const CommShape& shape = plan.shape;
+  std::string why_not;
+
+  // A researcher's algorithm named for this op comes first.
+  for (const std::string& name : selection_.extra_algorithms_for(call.op)) {
+    const Algorithm* algorithm = algorithms_.find(name);
+    const std::string reason = algorithm == nullptr ? "not registered" : algorithm->unsupported(call, shape);
+    if (reason.empty()) {
+      const NcclTuner tuner(shape);
+      plan.algorithm = algorithm;
+      plan.algorithm_name = algorithm->name();
+      plan.protocol = Protocol::simple;
+      plan.channels = std::max(1u, tuner.graph(NcclAlgo::ring).channels);
+      plan.costs = costs_for(shape, call.op, NcclAlgo::ring, Protocol::simple, plan.channels, call.bytes);
+      return plan;
+    }
+    why_not += "\n  " + name + ": " + reason;
+  }
+
+  if (call.op == Op::all_to_all || call.op == Op::send_recv) {
+    const char* name = call.op == Op::all_to_all ? "pairwise" : "p2p";
+    plan.algorithm = algorithms_.find(name);
+    plan.algorithm_name = name;
+    plan.costs = point_to_point_costs(shape);
+    plan.channels = 1;
+    return plan;
+  }
+
+  const NcclTuner tuner(shape);
+  double best = std::numeric_limits<double>::infinity();
+  for (NcclAlgo algo : kNcclAlgos) {
+    const std::string name(to_string(algo));
+    const Algorithm* algorithm = algorithms_.find(name);
+    if (!selection_.algorithm_enabled(call.op, name))
+      continue;
+    for (Protocol proto : kProtocols) {
+      if (!selection_.protocol_enabled(call.op, proto))
+        continue;
+      std::string reason = tuner.unavailable(call.op, algo, proto);
+      if (reason.empty() && algorithm == nullptr)
+        reason = "echo-des has no schedule for it yet";
+      if (reason.empty())
+        reason = algorithm->unsupported(call, shape);
+      if (!reason.empty()) {
+        const std::string line = "\n  " + name + "/" + std::string(to_string(proto)) + ": " + reason;
+        if (why_not.find(line) == std::string::npos)
+          why_not += line;
+        continue;
+      }
+      const double t = *tuner.estimate_us(call.op, algo, proto, call.bytes);
+      if (t < best) {
+        best = t;
+        plan.algorithm = algorithm;
+        plan.algorithm_name = name;
+        plan.protocol = proto;
+        plan.nccl_estimate_us = t;
+      }
+    }
+  }
+  if (plan.algorithm == nullptr)
+    throw UserError("", 0,
+                    "no allowed algorithm and protocol can run " + std::string(to_string(call.op)) + " on " +
+                        std::to_string(call.gpus.size()) + " GPUs here (algorithms: " +
+                        (selection_.algorithm_list().empty() ? "all" : selection_.algorithm_list()) + ", protocols: " +
+                        (selection_.protocol_list().empty() ? "all" : selection_.protocol_list()) + "):" + why_not,
+                    "allow another algorithm or protocol (NCCL_ALGO / NCCL_PROTO, --algo / --proto, or the job's "
+                    "`nccl` section)");
+  const NcclAlgo algo = *nccl_algo_from_string(plan.algorithm_name);
+  plan.channels = tuner.channels_used(algo, plan.protocol, call.bytes);
+  plan.costs = costs_for(shape, call.op, algo, plan.protocol, plan.channels, call.bytes);
+  return plan;
+}
+
+Schedule CollectiveModel::build(const Plan& plan, const CollectiveCall& call) const {
+  const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
+  return plan.algorithm->build(planned);
+}
+
+std::optional<double> CollectiveModel::closed_form_s(const Plan& plan, const CollectiveCall& call) const {
+  const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
+  return plan.algorithm->closed_form_s(planned);
+}
+
+} // namespace echo::collectives

@@ -1,0 +1,57 @@
+#pragma once
+// CollectiveModel: how NCCL would run one call on this platform, and what it costs.
+//   1. Read the communicator's shape (nodes, GPUs per node, links) from the platform.
+//   2. Choose (algorithm, protocol) as NCCL does: its own estimate for every pair NCCL_ALGO /
+//      NCCL_PROTO allow, the fastest wins; then the channels NCCL launches for that size.
+//      A researcher's algorithm is used where the algorithm list names it.
+//   3. Cost the choice with the calibrated physics: per-hop latencies, the bandwidth the channels
+//      really get, the protocol's limits — the StepCosts the algorithm's schedule is built from.
+// NCCL's estimate decides; the calibrated model predicts.
+#include "collectives/algorithm.hpp"
+#include "collectives/calibration.hpp"
+#include "collectives/nccl_selection.hpp"
+
+#include <string>
+
+namespace echo::collectives {
+
+struct Plan {
+  const Algorithm* algorithm = nullptr;
+  std::string algorithm_name;
+  Protocol protocol = Protocol::simple;
+  std::uint32_t channels = 1;
+  double nccl_estimate_us = 0.0;  // NCCL's own figure for the choice (0 for non-NCCL algorithms)
+  CommShape shape;
+  std::vector<std::uint32_t> node_of_member;
+  StepCosts costs;
+
+  // "Ring/LL128/12": what nccl-tests headers and reports show.
+  std::string describe() const;
+};
+
+class CollectiveModel {
+public:
+  CollectiveModel(const platforms::RouteOracle& platform, const AlgorithmRegistry& algorithms, NcclSelection selection,
+                  Calibration calibration);
+
+  // Throws UserError when nothing allowed can run the call, saying why each candidate cannot.
+  Plan plan(const CollectiveCall& call) const;
+  Schedule build(const Plan& plan, const CollectiveCall& call) const;
+  // nullopt when the algorithm has no closed form (core then times its schedule once).
+  std::optional<double> closed_form_s(const Plan& plan, const CollectiveCall& call) const;
+
+  const NcclSelection& selection() const { return selection_; }
+  const Calibration& calibration() const { return calibration_; }
+
+private:
+  StepCosts costs_for(const CommShape& shape, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
+                      std::uint64_t bytes) const;
+  StepCosts point_to_point_costs(const CommShape& shape) const;
+
+  const platforms::RouteOracle& platform_;
+  const AlgorithmRegistry& algorithms_;
+  NcclSelection selection_;
+  Calibration calibration_;
+};
+
+} // namespace echo::collectives

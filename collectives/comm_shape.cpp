@@ -1,0 +1,45 @@
+#include "collectives/comm_shape.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace echo::collectives {
+
+CommShape comm_shape(const std::vector<std::uint32_t>& gpus, const platforms::RouteOracle& platform) {
+  CommShape s;
+  s.ranks = static_cast<std::uint32_t>(gpus.size());
+  if (gpus.empty())
+    return s;
+  s.arch = arch_from_gpu_model(platform.gpu_model(gpus.front()));
+  s.amd_cpu = platform.property("cpu") == "amd";
+  std::map<std::uint32_t, std::uint32_t> first_on_node;  // node -> a member GPU on it
+  std::map<std::uint32_t, std::uint32_t> per_node;
+  bool have_intra = false;
+  for (std::uint32_t gpu : gpus) {
+    const std::uint32_t node = platform.node_of(gpu);
+    s.ppn = std::max(s.ppn, ++per_node[node]);
+    auto [it, fresh] = first_on_node.emplace(node, gpu);
+    if (!fresh && !have_intra) {
+      const platforms::Route r = platform.route(it->second, gpu);
+      s.intra = r.kind == platforms::LinkKind::pcie ? platforms::LinkKind::pcie : platforms::LinkKind::nvlink;
+      s.intra_GBps = r.bandwidth_Bps / 1e9;
+      s.intra_latency_s = r.latency_s;
+      have_intra = true;
+    }
+  }
+  s.nodes = static_cast<std::uint32_t>(per_node.size());
+  const std::uint32_t first_node = first_on_node.begin()->first;
+  const platforms::NodeNetwork net = platform.node_network(first_node);
+  s.nvswitch = net.nvswitch;
+  if (s.nodes > 1) {
+    const std::uint32_t a = first_on_node.begin()->second;
+    const std::uint32_t b = std::next(first_on_node.begin())->second;
+    const platforms::Route r = platform.route(a, b);
+    s.net_latency_s = r.latency_s;
+    s.nics = std::max(1u, net.nics);
+    s.nic_GBps = (net.nic_Bps > 0 ? net.nic_Bps : r.bandwidth_Bps) / 1e9;
+  }
+  return s;
+}
+
+} // namespace echo::collectives

@@ -1,0 +1,29 @@
+#include "core/collective_timing.hpp"
+
+#include "core/schedule_run.hpp"
+
+namespace echo::core {
+
+collectives::NcclSelection selection_for(const CommunicationSpec& spec, const collectives::AlgorithmRegistry& algorithms) {
+  collectives::NcclSelection selection;
+  if (!spec.algo.empty())
+    selection.restrict_algorithms(spec.algo, spec.algo_origin, algorithms.names());
+  if (!spec.proto.empty())
+    selection.restrict_protocols(spec.proto, spec.proto_origin);
+  return selection;
+}
+
+TimedCall time_call(const collectives::CollectiveModel& model, const collectives::CollectiveCall& call, Fidelity fidelity) {
+  collectives::Plan plan = model.plan(call);
+  const auto members = static_cast<std::uint32_t>(call.gpus.size());
+  if (fidelity == Fidelity::analytic) {
+    std::optional<double> t = model.closed_form_s(plan, call);
+    if (!t)
+      t = uncontended_time_s(model.build(plan, call));
+    return {std::move(plan), collectives::Schedule::barrier(members, *t)};
+  }
+  collectives::Schedule schedule = model.build(plan, call);
+  return {std::move(plan), std::move(schedule)};
+}
+
+} // namespace echo::core

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Fit the physical parameters of the collective model to real nccl-tests logs.
+
+usage: scripts/calibrate_nccl.py PRESET LOG[:GPUS] ... [--hold-out LOG[:GPUS]] [--echo build/echo-des]
+
+Only physical parameters are fitted (nccl.extra_base_us.{ll,ll128,simple}, nccl.extra_hop_us.{nvlink,net},
+nccl.efficiency.{nvlink,net,ll,ll128}); the algorithm and protocol choice, channel counts and protocol
+limits stay NCCL's. The loss is the mean absolute log ratio of simulated to measured time over
+every size of a log plus the same over its sizes from 1 MiB, averaged over the logs. A held-out log is only predicted, never fitted. Prints the fitted
+values as `--set` arguments and as lines for the preset table.
+"""
+import argparse
+import math
+import re
+import statistics
+import subprocess
+import sys
+
+PARAMS = [  # key, start, low, high, first step
+    ('nccl.extra_base_us.ll', 0.0, -6.0, 100.0, 2.0),
+    ('nccl.extra_base_us.ll128', 0.0, -13.0, 100.0, 5.0),
+    ('nccl.extra_base_us.simple', 0.0, -8.0, 100.0, 10.0),
+    ('nccl.extra_hop_us.nvlink', 0.0, -0.5, 10.0, 1.0),
+    ('nccl.extra_hop_us.net', 0.0, -5.0, 60.0, 2.0),
+    ('nccl.efficiency.nvlink', 1.0, 0.3, 1.0, -0.1),
+    ('nccl.efficiency.net', 1.0, 0.2, 1.0, -0.2),
+    ('nccl.efficiency.ll', 1.0, 0.2, 1.0, -0.2),
+    ('nccl.efficiency.ll128', 1.0, 0.2, 1.0, -0.2),
+]
+
+
+def times(text):
+    out = {}
+    for line in text.splitlines():
+        line = re.sub(r'^\[[^\]]*\]<stdout>:', '', line).strip()
+        if not line or line.startswith('#'):
+            continue
+        f = line.split()
+        if len(f) < 6 or not f[0].isdigit():
+            continue
+        i = 5 if len(f) >= 13 else 4
+        out[int(f[0])] = float(f[i])
+    return out
+
+
+def gpus_of(text):
+    m = re.search(r'nGpus (\d+)', text)
+    ranks = re.findall(r'#\s+Rank\s+\d+', text)
+    return len(ranks) if ranks else int(m.group(1))
+
+
+class Log:
+    def __init__(self, spec):
+        path, _, gpus = spec.partition(':')
+        text = open(path).read()
+        self.path, self.real = path, times(text)
+        self.gpus = int(gpus) if gpus else gpus_of(text)
+
+
+def simulate(echo, preset, log, values):
+    nodes = max(1, math.ceil(log.gpus / 8))
+    cmd = [echo, 'nccl-tests', '--platform', f'preset:{preset}:{nodes}', '--gpus', str(log.gpus),
+           '-b', str(min(log.real)), '-e', str(max(log.real))]
+    for (key, *_), v in zip(PARAMS, values):
+        cmd += ['--set', f'{key}={v:.6g}']
+    return times(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def errors(echo, preset, log, values):
+    sim = simulate(echo, preset, log, values)
+    return {s: sim[s] / log.real[s] - 1 for s in log.real if s in sim and log.real[s] > 0}
+
+
+def loss(echo, preset, logs, values):
+    # Mean absolute log error per log, over every size and again over sizes from 1 MiB (where the
+    # targets are strictest), averaged over the logs.
+    if any(not lo <= v <= hi for (_, _, lo, hi, _), v in zip(PARAMS, values)):
+        return float('inf')
+    total = 0.0
+    for log in logs:
+        e = errors(echo, preset, log, values)
+        total += statistics.mean(abs(math.log1p(v)) for v in e.values())
+        total += statistics.mean(abs(math.log1p(v)) for s, v in e.items() if s >= 1 << 20)
+    return total / len(logs)
+
+
+def nelder_mead(f, x0, steps, iters=400):
+    pts = [list(x0)] + [[x + (s if i == j else 0) for j, x in enumerate(x0)] for i, s in enumerate(steps)]
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = sorted(range(len(pts)), key=lambda i: vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        centroid = [sum(p[k] for p in pts[:-1]) / (len(pts) - 1) for k in range(len(x0))]
+        worst = pts[-1]
+        refl = [c + (c - w) for c, w in zip(centroid, worst)]
+        fr = f(refl)
+        if fr < vals[0]:
+            exp = [c + 2 * (c - w) for c, w in zip(centroid, worst)]
+            fe = f(exp)
+            pts[-1], vals[-1] = (exp, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = refl, fr
+        else:
+            con = [c + 0.5 * (w - c) for c, w in zip(centroid, worst)]
+            fc = f(con)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = con, fc
+            else:
+                pts = [pts[0]] + [[b + 0.5 * (x - b) for x, b in zip(p, pts[0])] for p in pts[1:]]
+                vals = [vals[0]] + [f(p) for p in pts[1:]]
+        if max(vals) - min(vals) < 1e-5:
+            break
+    best = min(range(len(pts)), key=lambda i: vals[i])
+    return pts[best], vals[best]
+
+
+def report(echo, preset, log, values, tag):
+    e = errors(echo, preset, log, values)
+    big = [abs(v) for s, v in e.items() if s >= 1 << 20]
+    print(f'{tag:9s} {log.path}: median |error| sizes >= 1 MiB {100 * statistics.median(big):5.1f}%  '
+          f'all sizes {100 * statistics.median(abs(v) for v in e.values()):5.1f}%')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('preset')
+    ap.add_argument('logs', nargs='+')
+    ap.add_argument('--hold-out', action='append', default=[])
+    ap.add_argument('--echo', default='build/echo-des')
+    a = ap.parse_args()
+    fit, held = [Log(s) for s in a.logs], [Log(s) for s in a.hold_out]
+    f = lambda v: loss(a.echo, a.preset, fit, v)
+    x0 = [p[1] for p in PARAMS]
+    steps = [p[4] for p in PARAMS]
+    best, val = nelder_mead(f, x0, steps)
+    best, val = nelder_mead(f, best, [s / 4 for s in steps])  # restart around the optimum
+    print(f'loss {val:.4f}')
+    for log in fit:
+        report(a.echo, a.preset, log, best, 'fitted')
+    for log in held:
+        report(a.echo, a.preset, log, best, 'held out')
+    print(' '.join(f'--set {k}={v:.3g}' for (k, *_), v in zip(PARAMS, best)))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,209 @@
+// The NCCL side of the collective model: NCCL_ALGO / NCCL_PROTO lists, the channel search,
+// NCCL's estimate, the choice, the calibrated costs, and the two fidelities agreeing.
+#include "base/user_error.hpp"
+#include "collectives/calibration.hpp"
+#include "collectives/channel_search.hpp"
+#include "collectives/collective_model.hpp"
+#include "collectives/nccl_selection.hpp"
+#include "collectives/nccl_tuner.hpp"
+#include "core/collective_timing.hpp"
+#include "core/schedule_run.hpp"
+#include "support/fake_platform.hpp"
+
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+using namespace echo;
+using namespace echo::collectives;
+
+namespace {
+
+CollectiveCall call_of(Op op, std::uint64_t bytes, std::uint32_t n, std::uint32_t root = 0) {
+  CollectiveCall c;
+  c.op = op;
+  c.bytes = bytes;
+  c.root = root;
+  c.gpus.resize(n);
+  std::iota(c.gpus.begin(), c.gpus.end(), 0u);
+  return c;
+}
+
+test::FakePlatform ndv4(std::uint32_t nodes) {
+  test::FakePlatform p;  // 8x A100 on NVSwitch (240 GB/s), 8x HDR (25 GB/s) per node
+  p.nodes = nodes;
+  p.model = "A100-SXM4-40GB";
+  p.properties["cpu"] = "amd";
+  return p;
+}
+
+test::FakePlatform h100(std::uint32_t nodes) {
+  test::FakePlatform p;
+  p.nodes = nodes;
+  p.model = "H100-SXM5-80GB";
+  p.intra_Bps = 370.8e9;
+  p.nic_Bps = 50e9;
+  return p;
+}
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("NCCL_ALGO lists: only, all but, per function, case-insensitive") {
+  NcclSelection s;
+  s.restrict_algorithms("ring,TREE", "test");
+  CHECK(s.algorithm_enabled(Op::all_reduce, "Ring"));
+  CHECK(s.algorithm_enabled(Op::all_reduce, "Tree"));
+  CHECK_FALSE(s.algorithm_enabled(Op::all_reduce, "NVLS"));
+
+  NcclSelection t;
+  t.restrict_algorithms("^tree", "test");
+  CHECK_FALSE(t.algorithm_enabled(Op::all_reduce, "Tree"));
+  CHECK(t.algorithm_enabled(Op::all_reduce, "Ring"));
+
+  NcclSelection u;
+  u.restrict_algorithms("ring;allreduce:tree", "test");
+  CHECK(u.algorithm_enabled(Op::all_reduce, "Tree"));
+  CHECK_FALSE(u.algorithm_enabled(Op::all_reduce, "Ring"));
+  CHECK(u.algorithm_enabled(Op::broadcast, "Ring"));
+  CHECK_FALSE(u.algorithm_enabled(Op::all_gather, "Tree"));
+  CHECK(u.algorithm_enabled(Op::all_to_all, "anything"));  // NCCL does not tune AllToAll
+
+  NcclSelection p;
+  p.restrict_protocols("^LL128;allreduce:LL128", "test");
+  CHECK(p.protocol_enabled(Op::all_reduce, Protocol::ll128));
+  CHECK_FALSE(p.protocol_enabled(Op::all_reduce, Protocol::simple));
+  CHECK(p.protocol_enabled(Op::broadcast, Protocol::simple));
+  CHECK_FALSE(p.protocol_enabled(Op::broadcast, Protocol::ll128));
+}
+
+TEST_CASE("bad NCCL_ALGO / NCCL_PROTO lists name the origin and the valid names") {
+  NcclSelection s;
+  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("unknown algorithm 'star'") != std::string::npos);
+  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("Tree, Ring, CollNetDirect") != std::string::npos);
+  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("--algo") != std::string::npos);
+  CHECK(error_of([&] { s.restrict_algorithms("ring;tree", "x"); }).find("needs a function prefix") != std::string::npos);
+  CHECK(error_of([&] { s.restrict_algorithms("allscatter:ring", "x"); }).find("unknown function 'allscatter'") !=
+        std::string::npos);
+  CHECK(error_of([&] { s.restrict_protocols("LL256", "x"); }).find("LL, LL128, Simple") != std::string::npos);
+  // A researcher's algorithm is a valid name once registered, and named per op.
+  s.restrict_algorithms("ring;allreduce:halving", "x", {"halving"});
+  CHECK(s.extra_algorithms_for(Op::all_reduce) == std::vector<std::string>{"halving"});
+  CHECK(s.extra_algorithms_for(Op::all_gather).empty());
+}
+
+TEST_CASE("channel search: NCCL's channels on A100 and H100 nodes and across nodes") {
+  const auto one = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, ndv4(1)));
+  CHECK(one.channels == 12);  // 6 rings of 40 GB/s over 240 GB/s NVLink, doubled
+  CHECK(one.bw_intra_GBps == doctest::Approx(20.0));
+  const auto two = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 16).gpus, ndv4(2)));
+  CHECK(two.channels == 8);  // one 24 GB/s ring per 25 GB/s NIC
+  CHECK(two.bw_inter_GBps == doctest::Approx(24.0));
+  const auto hopper = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 16).gpus, h100(2)));
+  CHECK(hopper.channels * hopper.bw_inter_GBps <= 8 * 50.0);
+  CHECK(hopper.channels >= 8);
+  CHECK(nvls_graph(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, h100(1))).channels == 16);
+  CHECK(nvls_graph(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, ndv4(1))).channels == 0);
+}
+
+TEST_CASE("NCCL's estimate for ring LL on one A100 node, by hand") {
+  const NcclTuner tuner(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, ndv4(1)));
+  // 6.6 + 14 hops x 0.6 us; bandwidth min(87.7, 240 / 2) GB/s bus, x 8/14 for the algorithm.
+  const double bytes = 1 << 20;
+  CHECK(*tuner.estimate_us(Op::all_reduce, NcclAlgo::ring, Protocol::ll, 1 << 20) ==
+        doctest::Approx(6.6 + 14 * 0.6 + bytes / (1000 * 87.7 * 8 / 14)));
+  CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::ll, 1 << 20) == 12);
+  CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::ll, 64 << 10) == 2);  // 32 KiB per channel
+  CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::simple, 8) == 1);
+}
+
+TEST_CASE("what NCCL cannot run, and why") {
+  const NcclTuner a100(comm_shape(call_of(Op::all_reduce, 8, 16).gpus, ndv4(2)));
+  CHECK(a100.unavailable(Op::all_reduce, NcclAlgo::nvls, Protocol::simple).find("Hopper") != std::string::npos);
+  CHECK(a100.unavailable(Op::all_gather, NcclAlgo::tree, Protocol::simple).find("Ring, PAT or NVLS") != std::string::npos);
+  CHECK(a100.unavailable(Op::all_gather, NcclAlgo::pat, Protocol::simple).find("one GPU per node") != std::string::npos);
+  CHECK(a100.unavailable(Op::broadcast, NcclAlgo::tree, Protocol::ll).find("ring only") != std::string::npos);
+  CHECK(a100.unavailable(Op::all_reduce, NcclAlgo::ring, Protocol::ll128).empty());
+  auto pcie = ndv4(1);
+  pcie.intra_kind = platforms::LinkKind::pcie;
+  const NcclTuner p(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, pcie));
+  CHECK(p.unavailable(Op::all_reduce, NcclAlgo::ring, Protocol::ll128).find("NVLink") != std::string::npos);
+  const NcclTuner hopper(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, h100(1)));
+  CHECK(hopper.unavailable(Op::all_reduce, NcclAlgo::nvls, Protocol::simple).empty());
+  CHECK(hopper.unavailable(Op::all_reduce, NcclAlgo::nvls, Protocol::ll).find("Simple") != std::string::npos);
+}
+
+TEST_CASE("the model chooses as NCCL does: small calls by latency, large ones by bandwidth") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto platform = ndv4(2);
+  const CollectiveModel model(platform, registry, {}, {});
+  const Plan small = model.plan(call_of(Op::all_reduce, 1024, 16));
+  CHECK(small.algorithm_name == "Tree");
+  CHECK(small.protocol == Protocol::ll);
+  CHECK(small.channels == 1);
+  const Plan large = model.plan(call_of(Op::all_reduce, 1ull << 30, 16));
+  CHECK(large.describe() == "Ring/Simple/8");
+  CHECK(model.plan(call_of(Op::broadcast, 1 << 20, 16)).algorithm_name == "Ring");
+
+  NcclSelection ring_only;
+  ring_only.restrict_algorithms("ring", "test");
+  ring_only.restrict_protocols("Simple", "test");
+  const CollectiveModel forced(platform, registry, ring_only, {});
+  CHECK(forced.plan(call_of(Op::all_reduce, 1024, 16)).describe() == "Ring/Simple/1");
+}
+
+TEST_CASE("a forced algorithm that cannot run says why, for each candidate") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto platform = ndv4(1);
+  NcclSelection nvls;
+  nvls.restrict_algorithms("nvls", "--algo");
+  const CollectiveModel model(platform, registry, nvls, {});
+  const std::string e = error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 8)); });
+  CHECK(e.find("no allowed algorithm") != std::string::npos);
+  CHECK(e.find("NVLS/Simple: NVLS needs NVLink SHARP") != std::string::npos);
+}
+
+TEST_CASE("calibration from platform properties, and what it changes") {
+  auto platform = ndv4(1);
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto call = call_of(Op::all_reduce, 1ull << 30, 8);
+  const CollectiveModel nominal(platform, registry, {}, calibration_of(platform, "p"));
+  platform.properties["nccl.efficiency.nvlink"] = "0.5";
+  platform.properties["nccl.extra_hop_us.nvlink"] = "2";
+  const Calibration c = calibration_of(platform, "p");
+  CHECK(c.link_efficiency(platforms::LinkKind::nvlink) == 0.5);
+  const CollectiveModel calibrated(platform, registry, {}, c);
+  const Plan a = nominal.plan(call), b = calibrated.plan(call);
+  CHECK(b.costs.algorithm_Bps == doctest::Approx(a.costs.algorithm_Bps * 0.5));
+  CHECK(b.costs.hop(platforms::LinkKind::nvlink) == doctest::Approx(a.costs.hop(platforms::LinkKind::nvlink) + 2e-6));
+
+  platform.properties["nccl.efficiency.net"] = "1.5";
+  CHECK(error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.net") != std::string::npos);
+  platform.properties["nccl.efficiency.net"] = "fast";
+  CHECK(error_of([&] { calibration_of(platform, "p.xml"); }).find("out of range") != std::string::npos);
+}
+
+TEST_CASE("an uncontended collective takes the same time in `analytic` and `steps`") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  for (const auto& platform : {ndv4(1), ndv4(2), ndv4(4), h100(2)}) {
+    const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
+    for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::broadcast, Op::reduce, Op::all_to_all})
+      for (std::uint64_t bytes : {std::uint64_t{8} * platform.gpu_count(), std::uint64_t{1} << 20, std::uint64_t{1} << 31}) {
+        CAPTURE(to_string(op));
+        CAPTURE(bytes);
+        CAPTURE(platform.nodes);
+        const auto call = call_of(op, bytes, platform.gpu_count(), 1);
+        const double steps = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::steps).schedule);
+        const double analytic = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::analytic).schedule);
+        CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
+      }
+  }
+}

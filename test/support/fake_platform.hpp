@@ -1,0 +1,50 @@
+#pragma once
+// A platform made in memory for collective tests: `nodes` nodes of `gpus_per_node` GPUs, every
+// pair inside a node joined by one route kind, every pair across nodes by the network through
+// the GPUs' NICs (GPU g of a node uses NIC g * nics / gpus_per_node). No SimGrid.
+#include "platforms/route.hpp"
+
+#include <map>
+#include <string>
+
+namespace echo::test {
+
+struct FakePlatform final : platforms::RouteOracle {
+  std::uint32_t nodes = 1, gpus_per_node = 8;
+  std::string model = "A100-SXM4-80GB";
+  platforms::LinkKind intra_kind = platforms::LinkKind::nvlink;
+  double intra_Bps = 240e9, intra_latency_s = 0.7e-6;
+  double nic_Bps = 25e9, net_latency_s = 2e-6;
+  std::uint32_t nics = 8;
+  bool nvswitch = true;
+  std::map<std::string, std::string, std::less<>> properties;
+
+  platforms::Route route(std::uint32_t a, std::uint32_t b) const override {
+    if (node_of(a) == node_of(b))
+      return {intra_latency_s, intra_Bps, intra_kind};
+    return {net_latency_s, nic_Bps, platforms::LinkKind::network};
+  }
+  std::uint32_t gpu_count() const override { return nodes * gpus_per_node; }
+  std::uint32_t node_of(std::uint32_t gpu) const override { return gpu / gpus_per_node; }
+  std::string_view gpu_model(std::uint32_t) const override { return model; }
+  platforms::NodeNetwork node_network(std::uint32_t) const override {
+    return {nodes > 1 ? nics : 0, nodes > 1 ? nic_Bps : 0.0, nvswitch};
+  }
+  std::string property(std::string_view key) const override {
+    auto it = properties.find(key);
+    return it == properties.end() ? std::string() : it->second;
+  }
+};
+
+// One node of `n` identical GPUs joined by `kind` links of the given latency and bandwidth.
+inline FakePlatform one_node(std::uint32_t n, double latency_s, double bandwidth_Bps,
+                             platforms::LinkKind kind = platforms::LinkKind::nvlink) {
+  FakePlatform p;
+  p.gpus_per_node = n;
+  p.intra_latency_s = latency_s;
+  p.intra_Bps = bandwidth_Bps;
+  p.intra_kind = kind;
+  return p;
+}
+
+} // namespace echo::test
