@@ -1,41 +1,4 @@
 // echo-des: predicts the time of one training iteration of a job on a GPU cluster.
-#include "base/user_error.hpp"
 #include "cli/commands.hpp"
 
-#include <iostream>
-
-int main(int argc, char** argv) {
-  CLI::App app{"echo-des: predict the time of one training iteration of a distributed deep-learning job on a GPU "
-               "cluster you do not have, and show why."};
-  app.footer("Example:\n  echo-des run examples/default/job.yaml\n\nRun `echo-des COMMAND --help` for a command's options.");
-  app.set_version_flag("--version", "echo-des 0.1.0");
-  app.require_subcommand(1);
-  std::vector<echo::cli::Action> actions = {echo::cli::add_run_command(app), echo::cli::add_platform_command(app),
-                                            echo::cli::add_nccl_tests_command(app)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the message and usage
-    return 2;
-  }
-  try {
-    for (const auto& action : actions)
-      if (int code = action(); code >= 0)
-        return code;
-  } catch (const echo::UserError& e) {
-    std::cerr << "echo-des: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    // Not the user's fault: say so, and what to send us.
-    std::cerr << "echo-des: internal error: " << e.what()
-              << "\n  please report it with the job, trace and platform files that caused it\n";
-    return 1;
-  }
-  return 2;
-}
+int main(int argc, char** argv) { return echo::cli::echo_des_main(argc, argv); }

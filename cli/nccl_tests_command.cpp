@@ -82,7 +82,7 @@ platforms::PlatformSource parse_platform(const std::string& text, const std::vec
 
 } // namespace
 
-Action add_nccl_tests_command(CLI::App& app) {
+Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& setup) {
   auto opts = std::make_shared<NcclTestsOptions>();
   CLI::App* cmd = app.add_subcommand("nccl-tests", "Simulate an nccl-tests sweep and print its table the way *_perf prints it");
   cmd->footer("Ops: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n"
@@ -102,7 +102,7 @@ Action add_nccl_tests_command(CLI::App& app) {
                   "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
   cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
   cmd->add_option("--fidelity", opts->fidelity, "analytic (closed form) or steps (run the schedule; default)");
-  return [cmd, opts]() -> int {
+  return [cmd, opts, setup]() -> int {
     if (!cmd->parsed())
       return -1;
     core::BenchmarkSpec spec;
@@ -111,6 +111,7 @@ Action add_nccl_tests_command(CLI::App& app) {
       throw UserError("--op " + opts->op, 0, "unknown collective '" + opts->op + "'",
                       "use one of: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");
     spec.op = *op;
+    spec.algorithms = setup;
     spec.gpus = opts->gpus;
     spec.dtype = core::data_type(opts->dtype);
     spec.root = opts->root;

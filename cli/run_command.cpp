@@ -20,7 +20,7 @@ struct RunOptions {
 
 } // namespace
 
-Action add_run_command(CLI::App& app) {
+Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Simulate one training iteration of a job and print its time and breakdown");
   run->footer("Example:\n  echo-des run examples/default/job.yaml --out out --set platform.nic_bw=100Gbps");
@@ -31,13 +31,13 @@ Action add_run_command(CLI::App& app) {
       ->take_all()
       ->allow_extra_args(false);
   run->add_flag("-q,--quiet", opts->quiet, "Do not print the simulation statistics line on stderr");
-  return [run, opts]() -> int {
+  return [run, opts, setup]() -> int {
     if (!run->parsed())
       return -1;
     core::JobSpec job = load_job(opts->job, opts->overrides);
     if (!opts->out.empty())
       job.out_dir = opts->out;
-    const core::SimulationResult result = core::run_job(job);
+    const core::SimulationResult result = core::run_job(job, setup);
     if (opts->json)
       std::cout << core::summary_json(result, true).dump(2) << "\n";
     else

@@ -12,6 +12,7 @@
 #include "platforms/route.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,11 @@ public:
   // have none return nullopt and are timed by running their schedule once.
   virtual std::optional<double> closed_form_s(const PlannedCall&) const { return std::nullopt; }
 };
+
+class AlgorithmRegistry;
+// What a program built on echo-des adds to the registry before a simulation runs (its own
+// algorithms); see examples/custom_algorithm.
+using AlgorithmSetup = std::function<void(AlgorithmRegistry&)>;
 
 class AlgorithmRegistry {
 public:

@@ -15,11 +15,11 @@ int log2i(std::uint64_t v) {
 
 std::uint64_t pipeline_unit_bytes(Protocol protocol, bool tree, const CommShape& shape, std::uint64_t bytes,
                                   std::uint32_t channels) {
-  constexpr std::uint64_t kLLThreads = 512;
+  constexpr std::uint64_t kLLWarpLines = 32;
   constexpr std::uint64_t kStepSimple = 4 * 1024 * 1024 / 8, kStepLL128 = 4915200 / 8;
   std::uint64_t chunk = kStepSimple;
   if (protocol == Protocol::ll)
-    chunk = kLLThreads * 8;  // LL flags every 8-byte word: a receiver passes lines on as they land
+    chunk = kLLWarpLines * 8;  // LL flags every 8-byte word: a warp passes its lines on as they land
   if (protocol == Protocol::ll128) {
     chunk = kStepLL128 / 16 * 15;
     if (tree) {

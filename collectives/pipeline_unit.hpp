@@ -3,8 +3,8 @@
 // (calcCollChunking in NCCL's enqueue.cc). A chain or tree hop can pass data on once one unit has
 // arrived, so a path of D hops adds about D units' time to the transfer, not D transfers' time.
 //   Simple: one buffer step, 512 KiB (4 MiB buffer / 8 steps)
-//   LL:     one pass of its 512 threads, 8 data bytes each (every word carries its own flag, so
-//           data moves on as it lands, not a 32 KiB chunk at a time)
+//   LL:     one warp's lines, 32 x 8 data bytes (every word carries its own flag, so data moves
+//           on as it lands, not a 32 KiB chunk at a time)
 //   LL128:  15/16 of a 600 KiB step, smaller for trees when the call is short (NCCL halves it
 //           while the call would not fill the tree's pipeline)
 #include "collectives/algorithm.hpp"

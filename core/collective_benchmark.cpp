@@ -85,7 +85,9 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
                     std::to_string(spec.gpus) + " GPUs asked for, but the platform (" + spec.platform.describe() + ") has " +
                         std::to_string(cluster.gpu_count()),
                     "use fewer GPUs or a larger platform (for a preset: more nodes, preset:NAME:NODES)");
-  const auto algorithms = collectives::AlgorithmRegistry::with_builtins();
+  auto algorithms = collectives::AlgorithmRegistry::with_builtins();
+  if (spec.algorithms)
+    spec.algorithms(algorithms);
   const collectives::CollectiveModel model(cluster, algorithms, selection_for(spec.communication, algorithms),
                                           collectives::calibration_of(cluster, spec.platform.describe()));
   const Fidelity fidelity = spec.communication.fidelity;

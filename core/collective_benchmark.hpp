@@ -5,6 +5,7 @@
 // the slowest rank. nccl-tests averages back-to-back iterations, whose period in steady state is
 // set by the slowest rank, and it never overlaps two collectives. Out-of-place and in-place
 // calls cost the same in this model.
+#include "collectives/algorithm.hpp"
 #include "collectives/op.hpp"
 #include "core/job_spec.hpp"
 #include "platforms/platform_loader.hpp"
@@ -30,6 +31,7 @@ struct BenchmarkSpec {
   DataTypeInfo dtype;
   std::uint32_t root = 0;
   CommunicationSpec communication;
+  collectives::AlgorithmSetup algorithms;  // a program's own algorithms, added to the built-ins
 };
 
 struct BenchmarkRow {

@@ -30,8 +30,10 @@ void write_atomically(const fs::path& path, const std::function<void(std::ostrea
 
 } // namespace
 
-SimulationResult run_job(const JobSpec& job) {
+SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup) {
   Simulation simulation(job);
+  if (setup)
+    setup(simulation.algorithms());
   const bool record = !job.out_dir.empty() && job.timeline;
   SimulationResult result = simulation.run(record);
   if (job.out_dir.empty())

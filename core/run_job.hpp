@@ -2,11 +2,12 @@
 // run_job: simulate a job and, when it names an output folder, write summary.json and
 // timeline.json there. Files appear only after a successful run (written to a temporary name,
 // then renamed), so a failed run leaves nothing half-written behind.
+#include "collectives/algorithm.hpp"
 #include "core/job_spec.hpp"
 #include "core/simulation_result.hpp"
 
 namespace echo::core {
 
-SimulationResult run_job(const JobSpec& job);
+SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup = {});
 
 } // namespace echo::core

@@ -35,11 +35,11 @@ const std::map<std::string, ClusterSpec>& presets() {
     // GPUs; the 4-GPU log held out) by scripts/calibrate_nccl.py — see docs/validation.md. DGX
     // A100 is the same machine class (A100 SXM4, NVSwitch, 8x HDR, AMD hosts) and borrows them.
     a100.calibration = {
-        {"nccl.extra_base_us.ll", "-1.37"},    {"nccl.extra_base_us.ll128", "6.05"},
-        {"nccl.extra_base_us.simple", "39"},   {"nccl.extra_hop_us.nvlink", "1.1"},
-        {"nccl.extra_hop_us.net", "-4.98"},    {"nccl.efficiency.nvlink", "0.864"},
-        {"nccl.efficiency.net", "0.638"},      {"nccl.efficiency.ll", "0.979"},
-        {"nccl.efficiency.ll128", "0.999"},
+        {"nccl.extra_base_us.ll", "-1.6"},     {"nccl.extra_base_us.ll128", "-11"},
+        {"nccl.extra_base_us.simple", "38.9"}, {"nccl.extra_hop_us.nvlink", "1.16"},
+        {"nccl.extra_hop_us.net", "-4.63"},    {"nccl.efficiency.nvlink", "0.867"},
+        {"nccl.efficiency.net", "0.64"},       {"nccl.efficiency.ll", "0.715"},
+        {"nccl.efficiency.ll128", "0.95"},
     };
     t["dgx-a100"] = a100;
 

@@ -89,3 +89,17 @@ TEST_CASE("platform mistakes") {
 TEST_CASE("a missing job file") {
   CHECK_THROWS_WITH_AS(cli::load_job("/nonexistent/job.yaml", {}), doctest::Contains("cannot read the job file"), UserError);
 }
+
+TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists, with where they came from") {
+  const auto job = parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n"
+                         "communication:\n  fidelity: analytic\n  algo: ring;allreduce:tree\n  proto: ^LL128\n");
+  CHECK(job.communication.fidelity == core::Fidelity::analytic);
+  CHECK(job.communication.algo == "ring;allreduce:tree");
+  CHECK(job.communication.algo_origin == "job.yaml:5 (communication.algo)");
+  CHECK(job.communication.proto == "^LL128");
+  CHECK(parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").communication.fidelity == core::Fidelity::steps);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {fidelity: exact}\n")
+            .find("job.yaml:3: unknown fidelity 'exact'") == 0);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {algorithm: ring}\n")
+            .find("allowed keys in `communication`: fidelity, algo, proto") != std::string::npos);
+}

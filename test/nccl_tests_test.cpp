@@ -84,4 +84,35 @@ TEST_CASE("bad input: unknown op or type, too many GPUs, sizes, platform") {
   fails("--platform preset:dgx-a100 --gpus 8", "preset:NAME:NODES");
   fails("--platform preset:dgx-z:2 --gpus 8", "unknown platform preset 'dgx-z'");
   fails(kUniform + " --op broadcast --gpus 8 --root 9", "the root must be one of the 8 ranks");
+  fails(kUniform + " --gpus 8 --algo ring,star", "unknown algorithm 'star' in 'ring,star'");
+  fails(kUniform + " --gpus 8 --proto LL256", "use: LL, LL128, Simple");
+  fails(kUniform + " --gpus 8 --fidelity flowish", "unknown fidelity 'flowish'");
+  fails("--platform preset:dgx-a100:1 --gpus 8 --algo nvls", "NVLS needs NVLink SHARP: Hopper or newer GPUs");
+  fails("--platform preset:dgx-a100:1 --gpus 8 --algo pat --op all_gather", "PAT needs one GPU per node");
+  fails("--platform preset:dgx-a100:1 --gpus 8 --set nic_bw=fast", "is not a valid bandwidth");
+  fails("--platform preset:dgx-a100:1 --gpus 8 --set nccl.efficiency.net=2", "a fraction in (0, 1]");
+  fails(kUniform + " --gpus 8 --set nic_bw=1Gbps", "--set changes a preset's figures, but the platform is a file");
+}
+
+TEST_CASE("NCCL_ALGO and NCCL_PROTO from the environment, overridden by the command line") {
+  const auto env = run_cli("nccl-tests " + kUniform + " --gpus 8 -b 1M -e 1M", "NCCL_ALGO=tree NCCL_PROTO=LL128");
+  REQUIRE(env.code == 0);
+  CHECK(env.out.find("#   Tree/LL128/") != std::string::npos);
+  const auto cli = run_cli("nccl-tests " + kUniform + " --gpus 8 -b 1M -e 1M --algo ring", "NCCL_ALGO=tree NCCL_PROTO=LL128");
+  REQUIRE(cli.code == 0);
+  CHECK(cli.out.find("#   Ring/LL128/") != std::string::npos);
+  const auto bad = run_cli("nccl-tests " + kUniform + " --gpus 8", "NCCL_PROTO=LL2");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("NCCL_PROTO in the environment") != std::string::npos);
+}
+
+TEST_CASE("the header names the algorithm, protocol and channels of each size; analytic gives the same table") {
+  const std::string args = " --platform preset:azure-ndv4-a100:2 --gpus 16 -b 8 -e 1G";
+  const auto steps = run_cli("nccl-tests" + args);
+  const auto analytic = run_cli("nccl-tests" + args + " --fidelity analytic");
+  REQUIRE(steps.code == 0);
+  REQUIRE(analytic.code == 0);
+  CHECK(data_rows(steps.out) == data_rows(analytic.out));
+  CHECK(steps.out.find("#   Tree/LL/1:") != std::string::npos);        // small: latency-bound tree
+  CHECK(steps.out.find("#   Ring/Simple/8:") != std::string::npos);    // large: the rings, one per NIC
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 using echo::test::run_cli;
 using echo::test::slurp;
@@ -259,4 +260,25 @@ TEST_CASE("platform info shows the GPU index and routes as the engine sees them"
         std::string::npos);
   CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0-9").code == 2);
   CHECK(run_cli("platform info").code == 2);
+}
+
+TEST_CASE("a job's algorithm list: a bad name is the user's error, with the job file's line") {
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 8000000 } } }
+ranks { first: 0 count: 8 template_name: "t" })");
+  std::ofstream(job, std::ios::app) << "communication:\n  algo: ring,star\n";
+  const std::string message = failure_of("'" + job + "'");
+  CHECK(message.find("job.yaml:4 (communication.algo)") != std::string::npos);
+  CHECK(message.find("unknown algorithm 'star'") != std::string::npos);
+}
+
+TEST_CASE("a job in `analytic` fidelity gives the uncontended ring time of `steps`") {
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 80000000 } } }
+ranks { first: 0 count: 8 template_name: "t" })");
+  const double steps = run_json("'" + job + "'")["iteration_time_s"].get<double>();
+  const double analytic = run_json("'" + job + "' --set communication.fidelity=analytic")["iteration_time_s"].get<double>();
+  CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
 }

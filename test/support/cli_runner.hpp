@@ -25,11 +25,12 @@ inline std::string slurp(const std::string& path) {
 }
 
 // `args` is appended to the binary's path as shell words; run from the source folder so the
-// examples' relative paths work.
-inline CliResult run_cli(const std::string& args) {
+// examples' relative paths work. NCCL_ALGO / NCCL_PROTO of the caller's environment are dropped;
+// `env` sets variables for this run ("NCCL_ALGO=tree").
+inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   TempDir io;
-  const std::string command = "cd '" ECHO_SOURCE_DIR "' && '" ECHO_BINARY "' " + args + " >'" + (io / "out") + "' 2>'" +
-                              (io / "err") + "' </dev/null";
+  const std::string command = "cd '" ECHO_SOURCE_DIR "' && env -u NCCL_ALGO -u NCCL_PROTO " + env + " '" ECHO_BINARY "' " +
+                              args + " >'" + (io / "out") + "' 2>'" + (io / "err") + "' </dev/null";
   const int status = std::system(command.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
