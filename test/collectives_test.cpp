@@ -6,11 +6,13 @@
 #include "collectives/ring.hpp"
 #include "collectives/tree.hpp"
 #include "core/schedule_run.hpp"
+#include "examples/custom_algorithm/halving_doubling.hpp"
 #include "support/fake_platform.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -252,4 +254,24 @@ TEST_CASE("op names accept NCCL spellings") {
   CHECK(collectives::op_from_string("reduce_scatter") == Op::reduce_scatter);
   CHECK_FALSE(collectives::op_from_string("allscatter").has_value());
   CHECK(collectives::to_string(Op::broadcast) == "broadcast");
+}
+
+TEST_CASE("the example's halving-doubling AllReduce: 2 log2(n) rounds, closed form = schedule") {
+  example::HalvingDoubling hd;
+  for (std::uint32_t nodes : {1u, 2u, 4u}) {
+    Planned p(call_of(Op::all_reduce, 64 << 20, nodes * 4), nodes_of(nodes, 4), 2e-6, 1e-6, 5e-6, 0);
+    p.costs.link_Bps[static_cast<int>(LinkKind::nvlink)] = 200e9;
+    p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 50e9;
+    CHECK(hd.unsupported(p.call, p.shape).empty());
+    const auto s = hd.build(p.view());
+    const std::uint32_t n = nodes * 4;
+    CHECK(s.steps().size() == 2 * std::countr_zero(n) * n);
+    CHECK(slowest(s) == doctest::Approx(*hd.closed_form_s(p.view())).epsilon(1e-12));
+  }
+  // One node of 8 at 100 GB/s: 20 + 10 + 5 + 5 + 10 + 20 MB = 70 MB, plus 6 hops.
+  Planned one(call_of(Op::all_reduce, 40'000'000, 8), test::one_node(8, 0, 1e12), 0, 1e-6, 0, 0);
+  one.costs.link_Bps[static_cast<int>(LinkKind::nvlink)] = 100e9;
+  CHECK(slowest(hd.build(one.view())) == doctest::Approx(70e6 / 100e9 + 6e-6));
+  CHECK(hd.unsupported(call_of(Op::all_reduce, 8, 6), one.shape).find("power-of-two") != std::string::npos);
+  CHECK(hd.unsupported(call_of(Op::all_gather, 8, 8), one.shape).find("AllReduce only") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include "collectives/nccl_tuner.hpp"
 #include "core/collective_timing.hpp"
 #include "core/schedule_run.hpp"
+#include "examples/custom_algorithm/halving_doubling.hpp"
 #include "support/fake_platform.hpp"
 
 #include <doctest/doctest.h>
@@ -206,4 +207,20 @@ TEST_CASE("an uncontended collective takes the same time in `analytic` and `step
         CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
       }
   }
+}
+
+TEST_CASE("a researcher's algorithm runs where the algorithm list names it, and says why it cannot") {
+  auto registry = AlgorithmRegistry::with_builtins();
+  registry.add(std::make_unique<example::HalvingDoubling>());
+  const auto platform = ndv4(1);
+  NcclSelection selection;
+  selection.restrict_algorithms("ring;allreduce:HalvingDoubling", "test", registry.names());
+  const CollectiveModel model(platform, registry, selection, {});
+  CHECK(model.plan(call_of(Op::all_reduce, 1 << 20, 8)).algorithm_name == "HalvingDoubling");
+  CHECK(model.plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name == "Ring");
+  const std::string e = error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 6)); });
+  CHECK(e.find("HalvingDoubling needs a power-of-two number of ranks") != std::string::npos);
+  // Without the list naming it, NCCL's own choice stands.
+  const CollectiveModel plain(platform, registry, {}, {});
+  CHECK(plain.plan(call_of(Op::all_reduce, 1 << 20, 8)).algorithm_name != "HalvingDoubling");
 }
