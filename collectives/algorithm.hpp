@@ -86,8 +86,9 @@ using AlgorithmSetup = std::function<void(AlgorithmRegistry&)>;
 
 class AlgorithmRegistry {
 public:
-  // The algorithms shipped with echo-des: NCCL's ring and tree, point-to-point send/recv, and
-  // AllToAll as grouped sends.
+  // The algorithms shipped with echo-des: NCCL's Ring, Tree, NVLS, NVLSTree and PAT, a
+  // Hierarchical AllReduce, point-to-point send/recv (p2p), and AllToAll as grouped sends
+  // (pairwise).
   static AlgorithmRegistry with_builtins();
 
   // A later addition with the same name replaces the earlier one.

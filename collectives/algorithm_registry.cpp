@@ -1,6 +1,9 @@
 #include "collectives/algorithm.hpp"
 
+#include "collectives/hierarchical.hpp"
+#include "collectives/nvls.hpp"
 #include "collectives/pairwise_all_to_all.hpp"
+#include "collectives/pat.hpp"
 #include "collectives/point_to_point.hpp"
 #include "collectives/ring.hpp"
 #include "collectives/tree.hpp"
@@ -22,6 +25,10 @@ AlgorithmRegistry AlgorithmRegistry::with_builtins() {
   AlgorithmRegistry r;
   r.add(std::make_unique<RingAlgorithm>());
   r.add(std::make_unique<TreeAlgorithm>());
+  r.add(std::make_unique<NvlsAlgorithm>(false));
+  r.add(std::make_unique<NvlsAlgorithm>(true));
+  r.add(std::make_unique<PatAlgorithm>());
+  r.add(std::make_unique<HierarchicalAllReduce>());
   r.add(std::make_unique<PointToPoint>());
   r.add(std::make_unique<PairwiseAllToAll>());
   return r;

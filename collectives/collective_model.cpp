@@ -48,7 +48,10 @@ StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
     c.efficiency[i] = calibration_.link_efficiency(k);
   }
   c.link_Bps[static_cast<int>(shape.intra)] = shape.intra_GBps * 1e9 * calibration_.link_efficiency(shape.intra);
-  c.link_Bps[static_cast<int>(LinkKind::network)] = shape.nic_GBps * 1e9 * calibration_.link_efficiency(LinkKind::network);
+  // Across nodes a GPU has its share of the node's NICs (its own NIC on rail-optimised nodes).
+  const double nic_share = shape.nics > 0 ? std::min(1.0, static_cast<double>(shape.nics) / shape.ppn) : 1.0;
+  c.link_Bps[static_cast<int>(LinkKind::network)] =
+      shape.nic_GBps * 1e9 * calibration_.link_efficiency(LinkKind::network) * nic_share;
   return c;
 }
 
@@ -90,7 +93,6 @@ StepCosts CollectiveModel::costs_for(const CommShape& shape, Op op, NcclAlgo alg
                     calibration_.protocol_efficiency(proto);
   c.algorithm_Bps = bw * 1e9;
   c.link_Bps[static_cast<int>(shape.intra)] = channels * real.bw_intra_GBps * 1e9;
-  c.link_Bps[static_cast<int>(LinkKind::network)] = channels * real.bw_inter_GBps * 1e9;
   return c;
 }
 

@@ -23,7 +23,7 @@ std::string error_of(const std::string& yaml, const std::vector<std::string>& se
 
 } // namespace
 
-TEST_CASE("a job with a platform file; paths are relative to the job file") {
+TEST_CASE("a job with a platform file: paths are relative to the job file") {
   const auto job = parse("platform: {file: p.xml}\nworkload: {trace: t.pbtxt}\noutput: {dir: out}\n");
   CHECK(job.platform.file == "/jobs/p.xml");
   CHECK_FALSE(job.platform.spec.has_value());

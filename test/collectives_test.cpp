@@ -1,7 +1,9 @@
 // Schedules of the collective algorithms, timed with ScheduleRun (no SimGrid needed): each one
 // against hand-computed times, and its closed form against its own schedule.
 #include "collectives/algorithm.hpp"
+#include "collectives/hierarchical.hpp"
 #include "collectives/pairwise_all_to_all.hpp"
+#include "collectives/pat.hpp"
 #include "collectives/point_to_point.hpp"
 #include "collectives/ring.hpp"
 #include "collectives/tree.hpp"
@@ -174,7 +176,7 @@ TEST_CASE("Reduce flows into the root and reduces on the way") {
   CHECK(s.steps().front().reduce);
 }
 
-TEST_CASE("tree AllReduce: chains up, the tree up and down, chains down; closed form = schedule") {
+TEST_CASE("tree AllReduce: chains up, the tree up and down, chains down - closed form = schedule") {
   for (std::uint32_t nodes : {1u, 2u, 3u, 5u, 8u})
     for (std::uint32_t per_node : {1u, 4u}) {
       if (nodes * per_node < 2)
@@ -236,13 +238,14 @@ TEST_CASE("pairwise AllToAll: n-1 serialized sends of B/n per member") {
   CHECK(slowest(s) == doctest::Approx((n - 1) * 1e6 / 10e9 + 1e-6));
 }
 
-TEST_CASE("the registry finds algorithms by name, case-insensitively; a new one replaces its namesake") {
+TEST_CASE("the registry finds algorithms by name, case-insensitively - a new one replaces its namesake") {
   auto registry = collectives::AlgorithmRegistry::with_builtins();
   CHECK(registry.find("ring") != nullptr);
   CHECK(registry.find("TREE") != nullptr);
   CHECK(registry.find("p2p") != nullptr);
   CHECK(registry.find("pairwise") != nullptr);
-  CHECK(registry.find("nvls") == nullptr);
+  CHECK(registry.find("nvls") != nullptr);
+  CHECK(registry.find("star") == nullptr);
   const auto before = registry.names().size();
   registry.add(std::make_unique<collectives::RingAlgorithm>());
   CHECK(registry.names().size() == before);
@@ -274,4 +277,24 @@ TEST_CASE("the example's halving-doubling AllReduce: 2 log2(n) rounds, closed fo
   CHECK(slowest(hd.build(one.view())) == doctest::Approx(70e6 / 100e9 + 6e-6));
   CHECK(hd.unsupported(call_of(Op::all_reduce, 8, 6), one.shape).find("power-of-two") != std::string::npos);
   CHECK(hd.unsupported(call_of(Op::all_gather, 8, 8), one.shape).find("AllReduce only") != std::string::npos);
+}
+
+TEST_CASE("hierarchical AllReduce by hand: node ring-reduce-scatter, rail ring all-reduce, node ring all-gather") {
+  // 2 nodes x 2 GPUs, 4 MB: a 2 MB slice per GPU inside the node (100 GB/s, 1 us), then each
+  // rail all-reduces its 2 MB over 2 nodes in 2 rounds of 1 MB (10 GB/s, 5 us), then 2 MB back.
+  Planned p(call_of(Op::all_reduce, 4'000'000, 4), nodes_of(2, 2), 0, 1e-6, 5e-6, 0);
+  p.costs.link_Bps[static_cast<int>(LinkKind::nvlink)] = 100e9;
+  p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 10e9;
+  const auto s = collectives::HierarchicalAllReduce().build(p.view());
+  CHECK(slowest(s) == doctest::Approx((20 + 1) * 1e-6 + 2 * (100 + 5) * 1e-6 + (20 + 1) * 1e-6));
+}
+
+TEST_CASE("PAT AllGather as Bruck's rounds: ceil(log2 n) rounds moving (n-1)/n B") {
+  auto platform = nodes_of(6, 1);
+  const Planned p(call_of(Op::all_gather, 6'000'000, 6), platform, 0, 0, 2e-6, 6e6 / 100e-6);
+  const auto s = collectives::PatAlgorithm().build(p.view());
+  CHECK(s.steps().size() == 3 * 6);  // slices 1, 2, 2
+  // 5 slices in all at the call's pace (100 us for all of B), plus one latency per round.
+  CHECK(slowest(s) == doctest::Approx(100e-6 + 3 * 2e-6));
+  CHECK(*collectives::PatAlgorithm().closed_form_s(p.view()) == doctest::Approx(slowest(s)));
 }

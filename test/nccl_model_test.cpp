@@ -224,3 +224,45 @@ TEST_CASE("a researcher's algorithm runs where the algorithm list names it, and 
   const CollectiveModel plain(platform, registry, {}, {});
   CHECK(plain.plan(call_of(Op::all_reduce, 1 << 20, 8)).algorithm_name != "HalvingDoubling");
 }
+
+TEST_CASE("Hopper: NVLS on one node and NVLSTree across nodes for large AllReduce, PAT with one GPU per node") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto one = h100(1), two = h100(2);
+  CHECK(CollectiveModel(one, registry, {}, {}).plan(call_of(Op::all_reduce, 1ull << 30, 8)).describe() == "NVLS/Simple/16");
+  CHECK(CollectiveModel(two, registry, {}, {}).plan(call_of(Op::all_reduce, 1ull << 30, 16)).algorithm_name == "NVLSTree");
+  auto single = h100(8);
+  single.gpus_per_node = 1;
+  single.nics = 1;
+  CHECK(CollectiveModel(single, registry, {}, {}).plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name == "PAT");
+}
+
+TEST_CASE("every built-in schedule runs alone in its closed-form time (or the analytic barrier of it)") {
+  auto registry = AlgorithmRegistry::with_builtins();
+  struct Case {
+    test::FakePlatform platform;
+    Op op;
+    std::string algo;
+  };
+  auto single = h100(8);
+  single.gpus_per_node = 1;
+  single.nics = 1;
+  for (const Case& c : {Case{h100(1), Op::all_reduce, "nvls"}, Case{h100(1), Op::all_gather, "nvls"},
+                        Case{h100(1), Op::reduce_scatter, "nvls"}, Case{h100(4), Op::all_reduce, "nvlstree"},
+                        Case{single, Op::all_gather, "pat"}, Case{single, Op::reduce_scatter, "pat"},
+                        Case{ndv4(4), Op::all_reduce, "ring;allreduce:Hierarchical"}, Case{ndv4(3), Op::all_reduce, "tree"}}) {
+    CAPTURE(c.algo);
+    CAPTURE(to_string(c.op));
+    NcclSelection selection;
+    selection.restrict_algorithms(c.algo, "test", registry.names());
+    const CollectiveModel model(c.platform, registry, selection, calibration_of(c.platform, "p"));
+    for (std::uint64_t bytes : {std::uint64_t{4096} * c.platform.gpu_count(), std::uint64_t{1} << 30}) {
+      const auto call = call_of(c.op, bytes, c.platform.gpu_count());
+      const auto timed = core::time_call(model, call, core::Fidelity::steps);
+      CHECK(timed.plan.algorithm->name().size() > 0);
+      const double steps = core::uncontended_time_s(timed.schedule);
+      const double analytic = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::analytic).schedule);
+      CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
+      CHECK(steps > 0);
+    }
+  }
+}

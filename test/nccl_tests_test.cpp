@@ -106,7 +106,7 @@ TEST_CASE("NCCL_ALGO and NCCL_PROTO from the environment, overridden by the comm
   CHECK(bad.err.find("NCCL_PROTO in the environment") != std::string::npos);
 }
 
-TEST_CASE("the header names the algorithm, protocol and channels of each size; analytic gives the same table") {
+TEST_CASE("the header names the algorithm, protocol and channels of each size - analytic gives the same table") {
   const std::string args = " --platform preset:azure-ndv4-a100:2 --gpus 16 -b 8 -e 1G";
   const auto steps = run_cli("nccl-tests" + args);
   const auto analytic = run_cli("nccl-tests" + args + " --fidelity analytic");

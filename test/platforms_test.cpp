@@ -129,7 +129,7 @@ TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across
   CHECK(inter["bandwidth_Bps"].get<double>() == doctest::Approx(25e9));
 }
 
-TEST_CASE("routes across pods cross leaf, spine and leaf; oversubscription narrows the spine") {
+TEST_CASE("routes across pods cross leaf, spine and leaf - oversubscription narrows the spine") {
   platforms::PlatformSource source;
   source.spec = platforms::preset("dgx-h100", 34);  // pods of 32 nodes: node 33 is in the second pod
   platforms::override_figure(*source.spec, "oversubscription", "256", "test");
