@@ -36,7 +36,16 @@ CommShape comm_shape(const std::vector<std::uint32_t>& gpus, const platforms::Ro
     const std::uint32_t b = std::next(first_on_node.begin())->second;
     const platforms::Route r = platform.route(a, b);
     s.net_latency_s = r.latency_s;
-    s.nics = std::max(1u, net.nics);
+    // A node's members reach the NICs of their own GPUs: on a rail-optimised node with one NIC
+    // per GPU, a communicator with one GPU per node has one NIC per node to itself.
+    std::vector<std::uint32_t> used;
+    for (std::uint32_t gpu : gpus)
+      if (platform.node_of(gpu) == first_node) {
+        const std::uint32_t nic = platform.nic_of(gpu);
+        if (std::find(used.begin(), used.end(), nic) == used.end())
+          used.push_back(nic);
+      }
+    s.nics = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(used.size()));
     s.nic_GBps = (net.nic_Bps > 0 ? net.nic_Bps : r.bandwidth_Bps) / 1e9;
   }
   return s;

@@ -19,7 +19,7 @@ struct CommShape {
   double intra_GBps = 0.0;     // one GPU to another in its node, per direction (0 if ppn == 1)
   double intra_latency_s = 0.0;
   double nic_GBps = 0.0;       // one NIC, per direction (0 on one node)
-  std::uint32_t nics = 0;      // NICs per node
+  std::uint32_t nics = 0;      // NICs per node the communicator's GPUs leave through
   double net_latency_s = 0.0;  // GPU to GPU across nodes
   bool nvswitch = false;
   bool amd_cpu = false;        // root property cpu="amd": NCCL's LL caps across nodes depend on it

@@ -35,20 +35,114 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 
 } // namespace
 
-CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model, Fidelity fidelity)
-    : workload_(workload), model_(model), fidelity_(fidelity), mutex_(sg4::Mutex::create()) {}
+CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
+                         const platforms::RouteOracle& platform, Fidelity fidelity)
+    : workload_(workload), model_(model), platform_(platform), fidelity_(fidelity), mutex_(sg4::Mutex::create()),
+      load_([this](LinkLoad::CallId id) {
+        auto it = open_calls_.find(id);
+        return it != open_calls_.end() && !it->second->run->all_resolved();
+      }),
+      clock_wakeup_(sg4::ConditionVariable::create()) {}
 
-std::shared_ptr<const collectives::Schedule> CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
+std::shared_ptr<const CallMatcher::StepLinks> CallMatcher::links_of(const collectives::Schedule& schedule,
+                                                                    const std::vector<std::uint32_t>& gpus) const {
+  auto links = std::make_shared<StepLinks>();
+  std::map<std::uint32_t, std::vector<LinkLoad::LinkId>> nics_of_node;  // the NICs the members use
+  for (std::uint32_t gpu : gpus) {
+    auto& nics = nics_of_node[platform_.node_of(gpu)];
+    const LinkLoad::LinkId id = LinkLoad::nic(platform_.node_of(gpu), platform_.nic_of(gpu));
+    if (std::find(nics.begin(), nics.end(), id) == nics.end())
+      nics.push_back(id);
+  }
+  for (const collectives::Step& st : schedule.steps()) {
+    links->begin.push_back(static_cast<std::uint32_t>(links->ids.size()));
+    const std::uint32_t from = gpus[st.member], to = gpus[st.peer];
+    const std::uint32_t node = platform_.node_of(from);
+    if (node == platform_.node_of(to))
+      links->ids.push_back(LinkLoad::intra_link(from));
+    else
+      for (LinkLoad::LinkId id : nics_of_node[node])
+        links->ids.push_back(id);
+  }
+  links->begin.push_back(static_cast<std::uint32_t>(links->ids.size()));
+  links->distinct = links->ids;
+  std::sort(links->distinct.begin(), links->distinct.end());
+  links->distinct.erase(std::unique(links->distinct.begin(), links->distinct.end()), links->distinct.end());
+  return links;
+}
+
+void CallMatcher::start(Call& call, Planned planned) {
+  call.id = next_call_id_++;
+  call.links = std::move(planned.links);
+  call.gate.matcher = this;
+  call.gate.call = &call;
+  const bool shared_links = fidelity_ == Fidelity::steps && !planned.schedule->steps().empty();
+  call.run = std::make_unique<ScheduleRun>(std::move(planned.schedule), shared_links ? &call.gate : nullptr);
+  if (shared_links) {
+    open_calls_.emplace(call.id, &call);
+    load_.claim(call.id, call.links->distinct);
+  }
+}
+
+std::optional<double> CallMatcher::admit(Call& call, std::uint32_t step, double start_s, double serialize_s) {
+  const StepLinks& l = *call.links;
+  const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
+  if (std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id, start_s); })) {
+    for (auto it = first; it != last; ++it)
+      load_.book(*it, call.id, start_s, start_s + serialize_s, sg4::Engine::get_clock());
+    return serialize_s;
+  }
+  const bool earliest = held_.empty() || start_s < held_.top().start_s;
+  held_.push({start_s, held_order_++, &call, step, serialize_s});
+  if (earliest)
+    clock_wakeup_->notify_all();
+  return std::nullopt;
+}
+
+void CallMatcher::run_step_clock() {
+  std::unique_lock lock(*mutex_);
+  std::vector<std::uint32_t> finished;
+  for (;;) {
+    if (held_.empty()) {
+      clock_wakeup_->wait(lock);
+      continue;
+    }
+    const double now = sg4::Engine::get_clock();
+    if (held_.top().start_s > now) {
+      clock_wakeup_->wait_until(lock, held_.top().start_s);
+      continue;
+    }
+    const Held h = held_.top();
+    held_.pop();
+    Call& call = *h.call;
+    const StepLinks& l = *call.links;
+    const auto first = l.ids.begin() + l.begin[h.step], last = l.ids.begin() + l.begin[h.step + 1];
+    // The step shares its busiest link with every other call busy on it now.
+    std::uint32_t sharers = 0;
+    for (auto it = first; it != last; ++it)
+      sharers = std::max(sharers, load_.sharers(*it, call.id, h.start_s));
+    const double serialize = h.serialize_s * (1 + sharers);
+    for (auto it = first; it != last; ++it)
+      load_.book(*it, call.id, h.start_s, h.start_s + serialize, now);
+    finished.clear();
+    steps_timed_ += call.run->commit(h.step, serialize, finished);
+    if (!finished.empty())
+      call.finished->notify_all();
+  }
+}
+
+CallMatcher::Planned CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
   // Schedules depend only on (communicator, op, bytes, root): build each once.
   auto key = std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root);
   auto& slot = schedule_cache_[key];
-  if (!slot) {
+  if (!slot.schedule) {
     collectives::CollectiveCall call;
     call.op = to_collective_op(task.op);
     call.bytes = task.bytes;
     call.root = task.peer_or_root;
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    slot = std::make_shared<const collectives::Schedule>(time_call(model_, call, fidelity_).schedule);
+    slot.schedule = std::make_shared<const collectives::Schedule>(time_call(model_, call, fidelity_).schedule);
+    slot.links = links_of(*slot.schedule, call.gpus);
   }
   return slot;
 }
@@ -59,7 +153,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   Call& call = it->second;
   const std::string where = "communicator '" + workload_.communicators[comm].name + "', call #" + std::to_string(seq);
   if (fresh) {
-    call.run = std::make_unique<ScheduleRun>(schedule_for(comm, task));
+    start(call, schedule_for(comm, task));
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = workload_.communicators[comm].ranks;
@@ -85,8 +179,10 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     cc.op = collectives::Op::send_recv;
     cc.bytes = task.bytes;
     cc.gpus = {src, dst};
-    auto schedule = std::make_shared<const collectives::Schedule>(time_call(model_, cc, fidelity_).schedule);
-    call.run = std::make_unique<ScheduleRun>(std::move(schedule));
+    Planned planned;
+    planned.schedule = std::make_shared<const collectives::Schedule>(time_call(model_, cc, fidelity_).schedule);
+    planned.links = links_of(*planned.schedule, cc.gpus);
+    start(call, std::move(planned));
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = {src, dst};
@@ -115,6 +211,8 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
   const double finish_s = call.run->finish_s(member);
   if (++call.consumed == call.run->schedule().members()) {
     ++calls_completed_;
+    if (open_calls_.erase(call.id) != 0)
+      load_.release(call.id, call.links->distinct);
     table.erase(it);
   }
   return finish_s;

@@ -6,8 +6,13 @@
 //
 // A member that calls await_* blocks (simulated time passes) until its part of the schedule is
 // done. Calls that never complete are listed by pending_report() for the deadlock message.
+//
+// At `steps` fidelity, calls running at the same time share links (LinkLoad): a step that another
+// open call may meet on its link is held until simulated time reaches its start; run_step_clock()
+// (one daemon actor) then times it with the sharers of that instant.
 #include "collectives/collective_model.hpp"
 #include "core/job_spec.hpp"
+#include "core/link_load.hpp"
 #include "core/schedule_run.hpp"
 #include "workloads/workload.hpp"
 
@@ -16,7 +21,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <unordered_map>
 #include <memory>
+#include <queue>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -25,7 +33,8 @@ namespace echo::core {
 
 class CallMatcher {
 public:
-  CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model, Fidelity fidelity);
+  CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
+              const platforms::RouteOracle& platform, Fidelity fidelity);
 
   // Blocks until this rank's part of the collective is done; returns its finish time (s).
   double await_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
@@ -34,6 +43,10 @@ public:
   double await_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src,
                         std::uint32_t dst, std::uint64_t seq);
 
+  // The step clock: times held-back steps when simulated time reaches their start. Runs in its
+  // own (daemon) actor for the whole simulation at `steps` fidelity.
+  void run_step_clock();
+
   std::uint64_t steps_timed() const { return steps_timed_; }
   std::uint64_t calls_completed() const { return calls_completed_; }
 
@@ -41,7 +54,24 @@ public:
   std::vector<std::string> pending_report(std::size_t max_calls) const;
 
 private:
+  struct Call;
+  struct Gate final : StepGate {
+    CallMatcher* matcher = nullptr;
+    Call* call = nullptr;
+    std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) override {
+      return matcher->admit(*call, step, start_s, serialize_s);
+    }
+  };
+  // The links each step of a schedule leaves its GPU through (step i: ids[begin[i]..begin[i+1])),
+  // and the distinct links of the whole schedule.
+  struct StepLinks {
+    std::vector<std::uint32_t> begin;
+    std::vector<LinkLoad::LinkId> ids, distinct;
+  };
   struct Call {
+    LinkLoad::CallId id = 0;
+    Gate gate;
+    std::shared_ptr<const StepLinks> links;
     std::unique_ptr<ScheduleRun> run;
     const workloads::ProgramTask* first_task = nullptr;  // what the first member called
     std::uint32_t first_rank = 0;
@@ -58,16 +88,38 @@ private:
   CallTable::iterator open_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src, std::uint32_t dst,
                       std::uint64_t seq);
   double await(CallTable& table, CallTable::iterator it, std::uint32_t member);
-  std::shared_ptr<const collectives::Schedule> schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
+  struct Planned {
+    std::shared_ptr<const collectives::Schedule> schedule;
+    std::shared_ptr<const StepLinks> links;
+  };
+  Planned schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
+  std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
+  void start(Call& call, Planned planned);
+  std::optional<double> admit(Call& call, std::uint32_t step, double start_s, double serialize_s);
+
+  struct Held {
+    double start_s;
+    std::uint64_t order;  // ties in time go first come, first served
+    Call* call;
+    std::uint32_t step;
+    double serialize_s;
+    bool operator>(const Held& o) const { return start_s != o.start_s ? start_s > o.start_s : order > o.order; }
+  };
 
   const workloads::Workload& workload_;
   const collectives::CollectiveModel& model_;
+  const platforms::RouteOracle& platform_;
   Fidelity fidelity_;
   CallTable collectives_;
   CallTable transfers_;
-  std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, std::shared_ptr<const collectives::Schedule>>
-      schedule_cache_;
+  std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, Planned> schedule_cache_;
   simgrid::s4u::MutexPtr mutex_;
+  LinkLoad load_;
+  std::unordered_map<LinkLoad::CallId, const Call*> open_calls_;
+  LinkLoad::CallId next_call_id_ = 0;
+  std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;
+  std::uint64_t held_order_ = 0;
+  simgrid::s4u::ConditionVariablePtr clock_wakeup_;
   std::vector<std::uint32_t> finished_scratch_;
   std::uint64_t steps_timed_ = 0;
   std::uint64_t calls_completed_ = 0;

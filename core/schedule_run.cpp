@@ -4,8 +4,8 @@
 
 namespace echo::core {
 
-ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule)
-    : schedule_(std::move(schedule)) {
+ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule, StepGate* gate)
+    : schedule_(std::move(schedule)), gate_(gate) {
   const auto& ix = schedule_->index();
   const std::uint32_t members = schedule_->members();
   gates_ = ix.gates;
@@ -36,13 +36,24 @@ std::uint32_t ScheduleRun::arrive(std::uint32_t member, double now_s, std::vecto
   for (std::uint32_t k = ix.waiting_begin[member]; k < ix.waiting_begin[member + 1]; ++k)
     if (--gates_[ix.waiting[k]] == 0)
       worklist_.push_back(ix.waiting[k]);
+  drain(finished);
+  settle_member(member, finished);
+  return resolved_ - before;
+}
+
+std::uint32_t ScheduleRun::commit(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished) {
+  const std::uint32_t before = resolved_;
+  fix(step, serialize_s, finished);
+  drain(finished);
+  return resolved_ - before;
+}
+
+void ScheduleRun::drain(std::vector<std::uint32_t>& finished) {
   while (!worklist_.empty()) {
     const std::uint32_t step = worklist_.back();
     worklist_.pop_back();
     resolve(step, finished);
   }
-  settle_member(member, finished);
-  return resolved_ - before;
 }
 
 void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finished) {
@@ -65,7 +76,16 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
     }
   }
   start_s_[step] = start;
-  const double left = std::max(start + s.serialize_s, left_floor);
+  left_s_[step] = left_floor;
+  std::optional<double> serialize = s.serialize_s;
+  if (gate_ != nullptr && !(serialize = gate_->admit(step, start, s.serialize_s)))
+    return;  // the gate commits it later
+  fix(step, *serialize, finished);
+}
+
+void ScheduleRun::fix(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished) {
+  const collectives::Step& s = schedule_->steps()[step];
+  const double left = std::max(start_s_[step] + serialize_s, left_s_[step]);
   left_s_[step] = left;
   ++resolved_;
   finish_s_[s.member] = std::max(finish_s_[s.member], left);

@@ -5,18 +5,35 @@
 // known. A step's time is only ever computed from events that already happened in simulated
 // time, and it never ends before them, so a member is never told a finish time in the past.
 //
+// A StepGate may hold a step back once its start is known (to time it against other calls
+// sharing its link); it then commits the step later, with the serialization time it decided.
+//
 // No SimGrid here: the engine calls arrive() at the simulated time of each arrival.
 #include "collectives/schedule.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace echo::core {
 
+class StepGate {
+public:
+  virtual ~StepGate() = default;
+  // The serialization time to give `step`, starting at `start_s`, now; or nullopt to decide
+  // later through ScheduleRun::commit().
+  virtual std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) = 0;
+};
+
 class ScheduleRun {
 public:
-  explicit ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule);
+  explicit ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule, StepGate* gate = nullptr);
+
+  // Fixes a step the gate held back, then resolves what it unblocks. Same reporting as arrive().
+  std::uint32_t commit(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished);
+  bool all_resolved() const { return resolved_ == schedule_->steps().size(); }
+  double start_s(std::uint32_t step) const { return start_s_[step]; }
 
   // Member `member` reached the call at `now_s`. Appends to `finished` the members whose finish
   // time became known (possibly `member` itself). Returns the number of steps resolved.
@@ -30,12 +47,16 @@ public:
 
 private:
   void resolve(std::uint32_t step, std::vector<std::uint32_t>& finished);
+  void fix(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished);
+  void drain(std::vector<std::uint32_t>& finished);
   void settle_member(std::uint32_t member, std::vector<std::uint32_t>& finished);
 
   std::shared_ptr<const collectives::Schedule> schedule_;
+  StepGate* gate_ = nullptr;
   std::vector<std::uint32_t> gates_;         // per step: gates still closed
   std::vector<double> start_s_;              // per step, once resolved
-  std::vector<double> left_s_;               // per step: when its last byte has left
+  std::vector<double> left_s_;               // per step: when its last byte has left (or, while
+                                             // held back by the gate, the earliest it may)
   std::vector<double> arrival_s_;            // per member, -1 until it arrives
   std::vector<double> finish_s_;             // per member: latest leave / arrival of its steps
   std::vector<std::uint32_t> involved_left_; // per member: its steps not resolved yet

@@ -77,7 +77,7 @@ SimulationResult Simulation::run(bool record_intervals) {
   const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
                                           selection_for(impl_->communication, impl_->algorithms),
                                           collectives::calibration_of(*impl_->cluster, impl_->platform.describe()));
-  CallMatcher matcher(w, model, impl_->communication.fidelity);
+  CallMatcher matcher(w, model, *impl_->cluster, impl_->communication.fidelity);
 
   RunState state;
   state.workload = &w;
@@ -93,6 +93,10 @@ SimulationResult Simulation::run(bool record_intervals) {
         sg4::Actor::create("rank" + std::to_string(r) + "/" + program.streams[s], impl_->cluster->gpus()[r].host,
                            StreamActor(state, r, s));
   }
+
+  if (impl_->communication.fidelity == Fidelity::steps)
+    sg4::Actor::create("step-clock", impl_->cluster->gpus().front().host, [&matcher] { matcher.run_step_clock(); })
+        ->daemonize();
 
   const auto run_started = std::chrono::steady_clock::now();
   impl_->engine->run();

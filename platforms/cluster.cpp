@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 
 namespace echo::platforms {
 
@@ -129,6 +128,12 @@ Route Cluster::compute_route(std::uint32_t src, std::uint32_t dst) const {
 
 namespace echo::platforms {
 
+std::uint32_t Cluster::nic_of(std::uint32_t gpu) const {
+  const Gpu& g = gpus_.at(gpu);
+  const NodeNetwork n = node_network(g.node);
+  return g.local < n.nic_of_local.size() ? n.nic_of_local[g.local] : 0;
+}
+
 std::string Cluster::property(std::string_view key) const {
   auto it = properties_.find(key);
   return it == properties_.end() ? std::string() : it->second;
@@ -146,19 +151,23 @@ NodeNetwork Cluster::node_network(std::uint32_t node) const {
 NodeNetwork Cluster::compute_node_network(std::uint32_t node) const {
   NodeNetwork n;
   n.nvswitch = nodes_.at(node).nvswitch;
+  n.gpus = static_cast<std::uint32_t>(nodes_.at(node).gpus.size());
   const std::uint32_t other = node == 0 ? 1 : 0;
   if (nodes_.size() < 2)
     return n;
   const std::uint32_t peer = nodes_[other].gpus.front();
-  std::set<const sg4::Link*> nics;
+  std::vector<const sg4::Link*> nics;  // in order of first use
   for (std::uint32_t gpu : nodes_[node].gpus) {
     std::vector<sg4::Link*> links;
     double latency_s = 0.0;
     gpus_[gpu].host->route_to(gpus_[peer].host, links, &latency_s);
-    if (const sg4::Link* nic = bottleneck(links)) {
-      nics.insert(nic);
+    const sg4::Link* nic = bottleneck(links);
+    auto it = std::find(nics.begin(), nics.end(), nic);
+    n.nic_of_local.push_back(static_cast<std::uint32_t>(it - nics.begin()));
+    if (it == nics.end())
+      nics.push_back(nic);
+    if (nic != nullptr)
       n.nic_Bps = std::max(n.nic_Bps, nic->get_bandwidth());
-    }
   }
   n.nics = static_cast<std::uint32_t>(nics.size());
   return n;

@@ -55,6 +55,7 @@ public:
   // leave through the same link share a NIC. Asked once per node (once in all on homogeneous
   // platforms) and cached.
   NodeNetwork node_network(std::uint32_t node) const override;
+  std::uint32_t nic_of(std::uint32_t gpu) const override;
   std::string property(std::string_view key) const override;
 
   const std::vector<Gpu>& gpus() const { return gpus_; }

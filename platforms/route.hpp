@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace echo::platforms {
 
@@ -26,6 +27,8 @@ struct NodeNetwork {
   std::uint32_t nics = 0;      // 0 on a single-node platform
   double nic_Bps = 0.0;
   bool nvswitch = false;       // GPUs joined by an NVSwitch (zone property nvswitch="yes")
+  std::uint32_t gpus = 0;      // GPUs in the node
+  std::vector<std::uint32_t> nic_of_local;  // per GPU of the node (local index): its NIC, 0..nics-1
 };
 
 class RouteOracle {
@@ -37,6 +40,8 @@ public:
   virtual std::uint32_t node_of(std::uint32_t gpu) const = 0;
   virtual std::string_view gpu_model(std::uint32_t gpu) const = 0;
   virtual NodeNetwork node_network(std::uint32_t node) const = 0;
+  // The NIC (index within its node) GPU `gpu` leaves its node through; 0 on one node.
+  virtual std::uint32_t nic_of(std::uint32_t gpu) const = 0;
   // A property of the platform's root zone ("" when absent): where a platform carries the
   // calibrated parameters of the collective model (`nccl.*`).
   virtual std::string property(std::string_view key) const = 0;

@@ -282,3 +282,57 @@ ranks { first: 0 count: 8 template_name: "t" })");
   const double analytic = run_json("'" + job + "' --set communication.fidelity=analytic")["iteration_time_s"].get<double>();
   CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
 }
+
+namespace {
+
+// Ranks 0 and 8 (GPU 0 of two DGX A100 nodes) all-reduce 256 MB on communicator "a"; with
+// `both`, ranks 1 and 9 do the same on "b" at the same time. Every byte crosses between the two
+// nodes, so both calls need the nodes' NICs.
+std::string cross_node_allreduces(bool both) {
+  std::string t = R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "x" bytes: 256000000 } } }
+templates { name: "idle" streams: "s" }
+communicators { name: "a" slot: "x" ranks: [0, 8] }
+)";
+  if (both)
+    t += "communicators { name: \"b\" slot: \"x\" ranks: [1, 9] }\n";
+  t += both ? "ranks { first: 0 count: 2 template_name: \"t\" }\n" : "ranks { first: 0 count: 1 template_name: \"t\" }\n"
+                                                                     "ranks { first: 1 count: 1 template_name: \"idle\" }\n";
+  t += "ranks { first: 2 count: 6 template_name: \"idle\" }\n";
+  t += both ? "ranks { first: 8 count: 2 template_name: \"t\" }\n" : "ranks { first: 8 count: 1 template_name: \"t\" }\n"
+                                                                     "ranks { first: 9 count: 1 template_name: \"idle\" }\n";
+  return t;
+}
+
+double end_of(const json& summary, int rank) { return summary["ranks"][rank]["end_s"].get<double>(); }
+
+} // namespace
+
+TEST_CASE("steps: two collectives sharing a NIC at the same time each take longer than alone") {
+  // With 4 NICs per node, GPUs 0 and 1 share NIC 0: calls "a" and "b" meet on it.
+  TempDir dir;
+  auto run = [&](bool both, const std::string& fidelity, int nics) {
+    const std::string name = std::to_string(both) + fidelity + std::to_string(nics);
+    const std::string trace = dir.file("trace" + name + ".pbtxt", cross_node_allreduces(both));
+    const std::string job = dir.file("job" + name + ".yaml",
+                                     "platform: {preset: dgx-a100, nodes: 2, nics_per_node: " + std::to_string(nics) +
+                                         "}\nworkload: {trace: " + trace + "}\ncommunication: {fidelity: " + fidelity + "}\n");
+    return run_json("'" + job + "'");
+  };
+  const json alone = run(false, "steps", 4), together = run(true, "steps", 4);
+  const double t = end_of(alone, 0);
+  for (int rank : {0, 1, 8, 9}) {
+    CAPTURE(rank);
+    CHECK(end_of(together, rank) > 1.2 * t);
+  }
+  // Sharing costs at most what running one after the other would.
+  CHECK(std::max(end_of(together, 0), end_of(together, 1)) <= 2 * t * 1.0001);
+  // `analytic` has no links to share: each call takes its time alone.
+  const json analytic = run(true, "analytic", 4);
+  CHECK(end_of(analytic, 0) == doctest::Approx(t).epsilon(1e-9));
+  CHECK(end_of(analytic, 1) == doctest::Approx(t).epsilon(1e-9));
+  // With a NIC per GPU (rails), the two calls leave through different NICs and do not meet.
+  const json rails_alone = run(false, "steps", 8), rails = run(true, "steps", 8);
+  CHECK(end_of(rails, 0) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
+  CHECK(end_of(rails, 1) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
+}

@@ -28,8 +28,12 @@ struct FakePlatform final : platforms::RouteOracle {
   std::uint32_t node_of(std::uint32_t gpu) const override { return gpu / gpus_per_node; }
   std::string_view gpu_model(std::uint32_t) const override { return model; }
   platforms::NodeNetwork node_network(std::uint32_t) const override {
-    return {nodes > 1 ? nics : 0, nodes > 1 ? nic_Bps : 0.0, nvswitch};
+    platforms::NodeNetwork n{nodes > 1 ? nics : 0, nodes > 1 ? nic_Bps : 0.0, nvswitch, gpus_per_node, {}};
+    for (std::uint32_t g = 0; g < gpus_per_node; ++g)
+      n.nic_of_local.push_back(g * nics / gpus_per_node);
+    return n;
   }
+  std::uint32_t nic_of(std::uint32_t gpu) const override { return nodes > 1 ? node_network(0).nic_of_local[gpu % gpus_per_node] : 0; }
   std::string property(std::string_view key) const override {
     auto it = properties.find(key);
     return it == properties.end() ? std::string() : it->second;
