@@ -11,8 +11,11 @@ core::Fidelity parse_fidelity(const std::string& text, const std::string& origin
     return core::Fidelity::analytic;
   if (text == "steps")
     return core::Fidelity::steps;
+  if (text == "flow")
+    return core::Fidelity::flow;
   throw UserError(origin, line, "unknown fidelity '" + text + "'",
-                  "use `analytic` (one closed-form event per collective) or `steps` (the algorithm's steps)");
+                  "use `analytic` (one closed-form event per collective), `steps` (the algorithm's steps) or "
+                  "`flow` (steps as SimGrid flows on the routed links)");
 }
 
 void apply_nccl_environment(core::CommunicationSpec& spec) {

@@ -8,7 +8,7 @@
 
 namespace echo::cli {
 
-// "analytic" | "steps"; throws UserError naming `origin` otherwise.
+// "analytic" | "steps" | "flow"; throws UserError naming `origin` otherwise.
 core::Fidelity parse_fidelity(const std::string& text, const std::string& origin, int line = 0);
 
 // Fills the lists still empty from NCCL_ALGO / NCCL_PROTO.

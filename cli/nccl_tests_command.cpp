@@ -101,7 +101,8 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
   cmd->add_option("--proto", opts->proto,
                   "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
   cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
-  cmd->add_option("--fidelity", opts->fidelity, "analytic (closed form) or steps (run the schedule; default)");
+  cmd->add_option("--fidelity", opts->fidelity,
+                  "analytic (closed form) or steps (run the schedule; default); flow equals steps for a call alone");
   return [cmd, opts, setup]() -> int {
     if (!cmd->parsed())
       return -1;

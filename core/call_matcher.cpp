@@ -4,9 +4,12 @@
 #include "core/collective_timing.hpp"
 #include "core/trace_names.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 
 namespace echo::core {
@@ -36,7 +39,7 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 } // namespace
 
 CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
-                         const platforms::RouteOracle& platform, Fidelity fidelity)
+                         const platforms::Cluster& platform, Fidelity fidelity)
     : workload_(workload), model_(model), platform_(platform), fidelity_(fidelity), mutex_(sg4::Mutex::create()),
       load_([this](LinkLoad::CallId id) {
         auto it = open_calls_.find(id);
@@ -76,7 +79,7 @@ void CallMatcher::start(Call& call, Planned planned) {
   call.links = std::move(planned.links);
   call.gate.matcher = this;
   call.gate.call = &call;
-  const bool shared_links = fidelity_ == Fidelity::steps && !planned.schedule->steps().empty();
+  const bool shared_links = fidelity_ != Fidelity::analytic && !planned.schedule->steps().empty();
   call.run = std::make_unique<ScheduleRun>(std::move(planned.schedule), shared_links ? &call.gate : nullptr);
   if (shared_links) {
     open_calls_.emplace(call.id, &call);
@@ -85,6 +88,12 @@ void CallMatcher::start(Call& call, Planned planned) {
 }
 
 std::optional<double> CallMatcher::admit(Call& call, std::uint32_t step, double start_s, double serialize_s) {
+  if (fidelity_ == Fidelity::flow) {
+    Call* c = &call;
+    sg4::Actor::create("step", platform_.gpus()[call.ranks[call.run->schedule().steps()[step].member]].host,
+                       [this, c, step, start_s, serialize_s] { run_as_flows(*c, step, start_s, serialize_s); });
+    return std::nullopt;
+  }
   const StepLinks& l = *call.links;
   const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
   if (std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id, start_s); })) {
@@ -97,6 +106,46 @@ std::optional<double> CallMatcher::admit(Call& call, std::uint32_t step, double 
   if (earliest)
     clock_wakeup_->notify_all();
   return std::nullopt;
+}
+
+void CallMatcher::run_as_flows(Call& call, std::uint32_t step, double start_s, double serialize_s) {
+  sg4::this_actor::sleep_until(start_s);
+  const collectives::Step& st = call.run->schedule().steps()[step];
+  const std::uint32_t from = call.ranks[st.member], to = call.ranks[st.peer];
+  // Across nodes the call's channels cross on every rail its members use: rail k goes from the
+  // sender node's GPU on NIC k to the receiver node's GPU on NIC k. Inside a node, one flow.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  const std::uint32_t a = platform_.node_of(from), b = platform_.node_of(to);
+  if (a != b) {
+    for (std::uint32_t g : call.ranks)
+      if (platform_.node_of(g) == a)
+        for (std::uint32_t h : call.ranks)
+          if (platform_.node_of(h) == b && platform_.nic_of(h) == platform_.nic_of(g) &&
+              std::none_of(pairs.begin(), pairs.end(), [&](const auto& p) { return platform_.nic_of(p.first) == platform_.nic_of(g); })) {
+            pairs.emplace_back(g, h);
+            break;
+          }
+  }
+  if (pairs.empty())
+    pairs.emplace_back(from, to);
+  // Each flow is sized to take the step's own time alone on its route; SimGrid's sharing slows it
+  // when others use the same links.
+  std::vector<sg4::CommPtr> flows;
+  double route_latency_s = 0.0;
+  for (const auto& [g, h] : pairs) {
+    const platforms::Route r = platform_.route(g, h);
+    route_latency_s = std::max(route_latency_s, r.latency_s);
+    const auto bytes = static_cast<std::uint64_t>(std::ceil(serialize_s * r.bandwidth_Bps));
+    flows.push_back(sg4::Comm::sendto_async(platform_.gpus()[g].host, platform_.gpus()[h].host, std::max<std::uint64_t>(1, bytes)));
+  }
+  for (auto& f : flows)
+    f->wait();
+  const double took = std::max(0.0, sg4::Engine::get_clock() - start_s - route_latency_s);
+  std::unique_lock lock(*mutex_);
+  std::vector<std::uint32_t> finished;
+  steps_timed_ += call.run->commit(step, took, finished);
+  if (!finished.empty())
+    call.finished->notify_all();
 }
 
 void CallMatcher::run_step_clock() {

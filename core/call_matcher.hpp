@@ -9,10 +9,12 @@
 //
 // At `steps` fidelity, calls running at the same time share links (LinkLoad): a step that another
 // open call may meet on its link is held until simulated time reaches its start; run_step_clock()
-// (one daemon actor) then times it with the sharers of that instant.
+// (one daemon actor) then times it with the sharers of that instant. At `flow` fidelity every
+// step runs as SimGrid communications in an actor of its own.
 #include "collectives/collective_model.hpp"
 #include "core/job_spec.hpp"
 #include "core/link_load.hpp"
+#include "platforms/cluster.hpp"
 #include "core/schedule_run.hpp"
 #include "workloads/workload.hpp"
 
@@ -34,7 +36,7 @@ namespace echo::core {
 class CallMatcher {
 public:
   CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
-              const platforms::RouteOracle& platform, Fidelity fidelity);
+              const platforms::Cluster& platform, Fidelity fidelity);
 
   // Blocks until this rank's part of the collective is done; returns its finish time (s).
   double await_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
@@ -96,6 +98,8 @@ private:
   std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
   void start(Call& call, Planned planned);
   std::optional<double> admit(Call& call, std::uint32_t step, double start_s, double serialize_s);
+  // `flow`: the step as SimGrid communications, one per rail across nodes; commits it when done.
+  void run_as_flows(Call& call, std::uint32_t step, double start_s, double serialize_s);
 
   struct Held {
     double start_s;
@@ -108,7 +112,7 @@ private:
 
   const workloads::Workload& workload_;
   const collectives::CollectiveModel& model_;
-  const platforms::RouteOracle& platform_;
+  const platforms::Cluster& platform_;
   Fidelity fidelity_;
   CallTable collectives_;
   CallTable transfers_;

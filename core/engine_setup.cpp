@@ -20,6 +20,11 @@ std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
   // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
   sg4::Engine::set_config(actors_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
   sg4::Engine::set_config("contexts/guard-size:0");
+  // `flow` fidelity: links as the platform states them, no TCP corrections (CM02 has no latency
+  // or bandwidth factors; no congestion window cap, no reverse ACK traffic).
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+  sg4::Engine::set_config("network/crosstraffic:0");
   return engine;
 }
 

@@ -8,8 +8,11 @@ namespace echo::core {
 
 // How collectives are simulated (DESIGN.md, "Fidelity levels"):
 //   analytic: one event per call, the closed-form time after the last member arrives;
-//   steps:    the call's schedule, each step timed as its members and data get there.
-enum class Fidelity { analytic, steps };
+//   steps:    the call's schedule, each step timed as its members and data get there, sharing
+//             links with concurrent calls (sharers counted at the step's start);
+//   flow:     the schedule's steps become SimGrid communications on the routed links, sized to
+//             take their `steps` time alone, so SimGrid's flow model decides contention.
+enum class Fidelity { analytic, steps, flow };
 
 struct CommunicationSpec {
   Fidelity fidelity = Fidelity::steps;

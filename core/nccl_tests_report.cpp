@@ -67,6 +67,7 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
                 static_cast<unsigned long long>(min_bytes), static_cast<unsigned long long>(max_bytes),
                 static_cast<unsigned long long>(spec.sizes.size() > 1 ? spec.sizes[1] / std::max<std::uint64_t>(1, spec.sizes[0]) : 1));
   out += "# platform: " + platform_description + ", ranks 0.." + std::to_string(spec.gpus - 1) + "\n";
+  // Alone on the cluster, `flow` steps take their `steps` time by construction.
   out += std::string("# fidelity: ") + (spec.communication.fidelity == Fidelity::analytic ? "analytic" : "steps") +
          "; NCCL_ALGO=" + (spec.communication.algo.empty() ? "(all)" : spec.communication.algo) +
          " NCCL_PROTO=" + (spec.communication.proto.empty() ? "(all)" : spec.communication.proto) + "\n";

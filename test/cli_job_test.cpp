@@ -98,6 +98,8 @@ TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists,
   CHECK(job.communication.algo_origin == "job.yaml:5 (communication.algo)");
   CHECK(job.communication.proto == "^LL128");
   CHECK(parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").communication.fidelity == core::Fidelity::steps);
+  CHECK(parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {fidelity: flow}\n")
+            .communication.fidelity == core::Fidelity::flow);
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {fidelity: exact}\n")
             .find("job.yaml:3: unknown fidelity 'exact'") == 0);
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {algorithm: ring}\n")

@@ -273,6 +273,14 @@ ranks { first: 0 count: 8 template_name: "t" })");
   CHECK(message.find("unknown algorithm 'star'") != std::string::npos);
 }
 
+TEST_CASE("the eight_ranks example takes its hand-computed 2128 us at every fidelity") {
+  for (const char* fidelity : {"steps", "analytic", "flow"}) {
+    CAPTURE(fidelity);
+    CHECK(run_json(std::string("examples/eight_ranks/job.yaml --set communication.fidelity=") + fidelity)["iteration_time_ns"] ==
+          2128000);
+  }
+}
+
 TEST_CASE("a job in `analytic` fidelity gives the uncontended ring time of `steps`") {
   TempDir dir;
   const std::string job = job_for(dir, R"(
@@ -331,6 +339,14 @@ TEST_CASE("steps: two collectives sharing a NIC at the same time each take longe
   const json analytic = run(true, "analytic", 4);
   CHECK(end_of(analytic, 0) == doctest::Approx(t).epsilon(1e-9));
   CHECK(end_of(analytic, 1) == doctest::Approx(t).epsilon(1e-9));
+  // `flow`: the steps as SimGrid flows. Alone, the same time as `steps`; together, SimGrid shares
+  // the NIC fairly for the whole time, so each call takes twice as long.
+  CHECK(end_of(run(false, "flow", 4), 0) == doctest::Approx(t).epsilon(1e-9));
+  const json flow = run(true, "flow", 4);
+  for (int rank : {0, 1, 8, 9}) {
+    CAPTURE(rank);
+    CHECK(end_of(flow, rank) == doctest::Approx(2 * t).epsilon(1e-3));
+  }
   // With a NIC per GPU (rails), the two calls leave through different NICs and do not meet.
   const json rails_alone = run(false, "steps", 8), rails = run(true, "steps", 8);
   CHECK(end_of(rails, 0) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
