@@ -56,12 +56,7 @@ Schedule HierarchicalAllReduce::build(const PlannedCall& p) const {
   const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   Schedule s(n);
   s.set_base_latency(p.costs.base_s);
-  std::vector<std::vector<std::uint32_t>> nodes;
-  for (std::uint32_t m : ring_order(p)) {
-    if (nodes.empty() || p.node_of_member[nodes.back().front()] != p.node_of_member[m])
-      nodes.emplace_back();
-    nodes.back().push_back(m);
-  }
+  const auto nodes = members_by_node(p);
   const auto ppn = static_cast<std::uint32_t>(nodes.front().size());
   const auto count = static_cast<std::uint32_t>(nodes.size());
   Progress at{std::vector<std::uint32_t>(n, kNone), std::vector<std::uint32_t>(n, kNone)};

@@ -6,6 +6,7 @@
 #include "collectives/nccl_vocabulary.hpp"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace echo::collectives::nccl {
 
@@ -14,6 +15,14 @@ enum Hw { kNvlink = 0, kPci = 1, kNet = 2 };
 constexpr std::size_t index(NcclAlgo a) { return static_cast<std::size_t>(a); }
 constexpr std::size_t index(Protocol p) { return static_cast<std::size_t>(p); }
 constexpr std::size_t index(Arch a) { return static_cast<std::size_t>(a); }
+
+// floor(log2(v)), -1 for 0: NCCL's log2i.
+constexpr int log2i(std::uint64_t v) {
+  int l = -1;
+  for (; v != 0; v >>= 1)
+    ++l;
+  return l;
+}
 
 // [algorithm][protocol]
 inline constexpr double kBaseLatency[7][3] = {

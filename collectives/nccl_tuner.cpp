@@ -20,14 +20,6 @@ std::uint32_t nsteps(Op op, std::uint32_t ranks) {
   }
 }
 
-int log2i(std::uint64_t v) {
-  int l = -1;
-  while (v != 0) {
-    v >>= 1;
-    ++l;
-  }
-  return l;
-}
 
 bool is_nccl_function(Op op) {
   return op == Op::all_reduce || op == Op::all_gather || op == Op::reduce_scatter || op == Op::broadcast ||

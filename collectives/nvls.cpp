@@ -3,7 +3,6 @@
 #include "collectives/ring.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace echo::collectives {
 
@@ -11,31 +10,13 @@ namespace {
 
 constexpr std::uint64_t kNvlsChunk = 128 * 1024;
 
-// Members by node (ring order), so that local index l of every node is one rail.
-std::vector<std::vector<std::uint32_t>> nodes_of(const PlannedCall& p) {
-  std::vector<std::vector<std::uint32_t>> nodes;
-  for (std::uint32_t m : ring_order(p)) {
-    if (nodes.empty() || p.node_of_member[nodes.back().front()] != p.node_of_member[m])
-      nodes.emplace_back();
-    nodes.back().push_back(m);
-  }
-  return nodes;
-}
-
-std::uint32_t depth_of(std::uint32_t heap_index) {
-  std::uint32_t d = 0;
-  for (std::uint32_t k = heap_index; k > 0; k = (k - 1) / 2)
-    ++d;
-  return d;
-}
-
 double unit_s(const PlannedCall& p) {
   const std::uint64_t per_channel = (p.call.bytes + p.costs.channels - 1) / std::max(1u, p.costs.channels);
   return static_cast<double>(std::min(kNvlsChunk, std::max<std::uint64_t>(1, per_channel))) * p.costs.channels /
          p.costs.algorithm_Bps;
 }
 
-// How many switch hops an op makes inside a node, and the latency of each.
+// How many switch hops an op makes inside a node; they share NCCL's one NVLS latency.
 std::uint32_t switch_hops(Op op) { return op == Op::all_reduce ? 2 : 1; }
 
 } // namespace
@@ -56,7 +37,7 @@ Schedule NvlsAlgorithm::build(const PlannedCall& p) const {
   const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   Schedule s(n);
   s.set_base_latency(p.costs.base_s);
-  const auto nodes = nodes_of(p);
+  const auto nodes = members_by_node(p);
   const double serialize = static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps;
   const double unit = unit_s(p);
   const double hop = p.costs.hop(p.shape.intra) / switch_hops(p.call.op);
@@ -116,7 +97,7 @@ Schedule NvlsAlgorithm::build(const PlannedCall& p) const {
 }
 
 std::optional<double> NvlsAlgorithm::closed_form_s(const PlannedCall& p) const {
-  const auto nodes = nodes_of(p);
+  const auto nodes = members_by_node(p);
   const double unit = unit_s(p);
   const double hop = p.costs.hop(p.shape.intra) / switch_hops(p.call.op);
   const std::uint32_t hops_in_node = switch_hops(p.call.op);
@@ -126,7 +107,7 @@ std::optional<double> NvlsAlgorithm::closed_form_s(const PlannedCall& p) const {
   if (tree_ && p.call.op == Op::all_reduce) {
     std::uint32_t depth = 0;
     for (std::uint32_t k = 0; k < nodes.size(); ++k)
-      depth = std::max(depth, depth_of(k));
+      depth = std::max(depth, heap_depth(k));
     path += 2.0 * depth * (p.costs.hop(platforms::LinkKind::network) + unit);
   }
   if (path == 0.0)

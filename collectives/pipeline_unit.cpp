@@ -1,17 +1,10 @@
 #include "collectives/pipeline_unit.hpp"
 
+#include "collectives/nccl_constants.hpp"
+
 #include <algorithm>
 
 namespace echo::collectives {
-
-namespace {
-int log2i(std::uint64_t v) {
-  int l = -1;
-  for (; v != 0; v >>= 1)
-    ++l;
-  return l;
-}
-} // namespace
 
 std::uint64_t pipeline_unit_bytes(Protocol protocol, bool tree, const CommShape& shape, std::uint64_t bytes,
                                   std::uint32_t channels) {
@@ -24,7 +17,7 @@ std::uint64_t pipeline_unit_bytes(Protocol protocol, bool tree, const CommShape&
     chunk = kStepLL128 / 16 * 15;
     if (tree) {
       const double ppn = static_cast<double>(shape.ranks) / shape.nodes;
-      const double steps = 1 + log2i(shape.nodes) + 0.1 * ppn;
+      const double steps = 1 + nccl::log2i(shape.nodes) + 0.1 * ppn;
       while (static_cast<double>(bytes / (channels * chunk)) < steps * 64 / ppn && chunk > 131072)
         chunk /= 2;
       while (static_cast<double>(bytes / (channels * chunk)) < steps * 16 / ppn && chunk > 32768)

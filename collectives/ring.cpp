@@ -46,6 +46,23 @@ std::vector<std::uint32_t> ring_order(const PlannedCall& p) {
   return order;
 }
 
+std::vector<std::vector<std::uint32_t>> members_by_node(const PlannedCall& p) {
+  std::vector<std::vector<std::uint32_t>> nodes;
+  for (std::uint32_t m : ring_order(p)) {
+    if (nodes.empty() || p.node_of_member[nodes.back().front()] != p.node_of_member[m])
+      nodes.emplace_back();
+    nodes.back().push_back(m);
+  }
+  return nodes;
+}
+
+std::uint32_t heap_depth(std::uint32_t k) {
+  std::uint32_t d = 0;
+  for (; k > 0; k = (k - 1) / 2)
+    ++d;
+  return d;
+}
+
 std::string RingAlgorithm::unsupported(const CollectiveCall& call, const CommShape&) const {
   switch (call.op) {
   case Op::all_reduce:

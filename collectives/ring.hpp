@@ -25,4 +25,11 @@ public:
 // algorithms that build on rings.
 std::vector<std::uint32_t> ring_order(const PlannedCall& call);
 
+// The members grouped by node, in ring order: a node's first member is its head (trees), and
+// local index l of every node is one rail.
+std::vector<std::vector<std::uint32_t>> members_by_node(const PlannedCall& call);
+
+// Depth of node k in the binary heap that numbers a tree's nodes (node k's parent is (k-1)/2).
+std::uint32_t heap_depth(std::uint32_t k);
+
 } // namespace echo::collectives

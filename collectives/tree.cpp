@@ -7,29 +7,6 @@
 
 namespace echo::collectives {
 
-namespace {
-
-// Members grouped by node: chains[k] is node k's chain, its first member the node's head. Nodes
-// are numbered as a binary heap: node k's parent is (k-1)/2.
-std::vector<std::vector<std::uint32_t>> chains_of(const PlannedCall& p) {
-  std::vector<std::vector<std::uint32_t>> chains;
-  for (std::uint32_t m : ring_order(p)) {
-    if (chains.empty() || p.node_of_member[chains.back().front()] != p.node_of_member[m])
-      chains.emplace_back();
-    chains.back().push_back(m);
-  }
-  return chains;
-}
-
-std::uint32_t depth_of(std::uint32_t heap_index) {
-  std::uint32_t d = 0;
-  for (std::uint32_t k = heap_index; k > 0; k = (k - 1) / 2)
-    ++d;
-  return d;
-}
-
-} // namespace
-
 std::string TreeAlgorithm::unsupported(const CollectiveCall& call, const CommShape&) const {
   return call.op == Op::all_reduce ? std::string() : "NCCL's tree runs AllReduce only";
 }
@@ -42,7 +19,7 @@ Schedule TreeAlgorithm::build(const PlannedCall& p) const {
     s.finalize();
     return s;
   }
-  const auto chains = chains_of(p);
+  const auto chains = members_by_node(p);
   const auto nodes = static_cast<std::uint32_t>(chains.size());
   const double serialize = static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps;
   const double unit = pipeline_unit_s(p, true);
@@ -86,7 +63,7 @@ std::optional<double> TreeAlgorithm::closed_form_s(const PlannedCall& p) const {
   const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   if (n < 2)
     return p.costs.base_s;
-  const auto chains = chains_of(p);
+  const auto chains = members_by_node(p);
   const double unit = pipeline_unit_s(p, true);
   const double intra = unit + p.costs.hop(p.shape.intra);
   const double inter = unit + p.costs.hop(platforms::LinkKind::network);
@@ -94,7 +71,7 @@ std::optional<double> TreeAlgorithm::closed_form_s(const PlannedCall& p) const {
   // set of paths walked in opposite directions.
   double deepest = 0.0;
   for (std::uint32_t k = 0; k < chains.size(); ++k)
-    deepest = std::max(deepest, static_cast<double>(chains[k].size() - 1) * intra + depth_of(k) * inter);
+    deepest = std::max(deepest, static_cast<double>(chains[k].size() - 1) * intra + heap_depth(k) * inter);
   return p.costs.base_s + static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps - unit + 2 * deepest;
 }
 

@@ -16,6 +16,8 @@ import statistics
 import subprocess
 import sys
 
+from nccl_log import times
+
 PARAMS = [  # key, start, low, high, first step
     ('nccl.extra_base_us.ll', 0.0, -6.0, 100.0, 2.0),
     ('nccl.extra_base_us.ll128', 0.0, -13.0, 100.0, 5.0),
@@ -28,19 +30,6 @@ PARAMS = [  # key, start, low, high, first step
     ('nccl.efficiency.ll128', 1.0, 0.2, 1.0, -0.2),
 ]
 
-
-def times(text):
-    out = {}
-    for line in text.splitlines():
-        line = re.sub(r'^\[[^\]]*\]<stdout>:', '', line).strip()
-        if not line or line.startswith('#'):
-            continue
-        f = line.split()
-        if len(f) < 6 or not f[0].isdigit():
-            continue
-        i = 5 if len(f) >= 13 else 4
-        out[int(f[0])] = float(f[i])
-    return out
 
 
 def gpus_of(text):

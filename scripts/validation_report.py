@@ -11,23 +11,11 @@ the Markdown table of docs/validation.md.
 import argparse
 import math
 import os
-import re
 import statistics
 import subprocess
 
+from nccl_log import times
 
-def times(text):
-    out = {}
-    for line in text.splitlines():
-        line = re.sub(r'^\[[^\]]*\]<stdout>:', '', line).strip()
-        if not line or line.startswith('#'):
-            continue
-        f = line.split()
-        if len(f) < 6 or not f[0].isdigit():
-            continue
-        i = 5 if len(f) >= 13 else 4
-        out[int(f[0])] = float(f[i])
-    return out
 
 
 def main():

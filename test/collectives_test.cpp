@@ -9,6 +9,7 @@
 #include "collectives/tree.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
+#include "support/calls.hpp"
 #include "support/fake_platform.hpp"
 
 #include <doctest/doctest.h>
@@ -20,22 +21,13 @@
 #include <numeric>
 
 using namespace echo;
+using echo::test::call_of;
 using collectives::CollectiveCall;
 using collectives::DepKind;
 using collectives::Op;
 using platforms::LinkKind;
 
 namespace {
-
-CollectiveCall call_of(Op op, std::uint64_t bytes, std::uint32_t n, std::uint32_t root = 0) {
-  CollectiveCall c;
-  c.op = op;
-  c.bytes = bytes;
-  c.root = root;
-  c.gpus.resize(n);
-  std::iota(c.gpus.begin(), c.gpus.end(), 0u);
-  return c;
-}
 
 // A call with hand-set costs: every step pays `hop_s` (network hops `net_hop_s`) and the call's
 // data goes through at `Bps`, after `base_s`.

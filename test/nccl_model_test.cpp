@@ -9,6 +9,7 @@
 #include "core/collective_timing.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
+#include "support/calls.hpp"
 #include "support/fake_platform.hpp"
 
 #include <doctest/doctest.h>
@@ -16,19 +17,10 @@
 #include <numeric>
 
 using namespace echo;
+using echo::test::call_of;
 using namespace echo::collectives;
 
 namespace {
-
-CollectiveCall call_of(Op op, std::uint64_t bytes, std::uint32_t n, std::uint32_t root = 0) {
-  CollectiveCall c;
-  c.op = op;
-  c.bytes = bytes;
-  c.root = root;
-  c.gpus.resize(n);
-  std::iota(c.gpus.begin(), c.gpus.end(), 0u);
-  return c;
-}
 
 test::FakePlatform ndv4(std::uint32_t nodes) {
   test::FakePlatform p;  // 8x A100 on NVSwitch (240 GB/s), 8x HDR (25 GB/s) per node
