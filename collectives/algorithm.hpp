@@ -77,6 +77,9 @@ public:
   // schedule runs alone. Used by the `analytic` fidelity and to check `steps`; algorithms that
   // have none return nullopt and are timed by running their schedule once.
   virtual std::optional<double> closed_form_s(const PlannedCall&) const { return std::nullopt; }
+  // How many steps build() would make (0: not known without building), so that the engine can
+  // refuse schedules too large to hold.
+  virtual std::uint64_t step_count(const PlannedCall&) const { return 0; }
 };
 
 class AlgorithmRegistry;

@@ -178,6 +178,11 @@ Schedule CollectiveModel::build(const Plan& plan, const CollectiveCall& call) co
   return plan.algorithm->build(planned);
 }
 
+std::uint64_t CollectiveModel::step_count(const Plan& plan, const CollectiveCall& call) const {
+  const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
+  return plan.algorithm->step_count(planned);
+}
+
 std::optional<double> CollectiveModel::closed_form_s(const Plan& plan, const CollectiveCall& call) const {
   const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
   return plan.algorithm->closed_form_s(planned);

@@ -39,6 +39,7 @@ public:
   Schedule build(const Plan& plan, const CollectiveCall& call) const;
   // nullopt when the algorithm has no closed form (core then times its schedule once).
   std::optional<double> closed_form_s(const Plan& plan, const CollectiveCall& call) const;
+  std::uint64_t step_count(const Plan& plan, const CollectiveCall& call) const;
 
   const NcclSelection& selection() const { return selection_; }
   const Calibration& calibration() const { return calibration_; }

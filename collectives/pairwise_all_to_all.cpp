@@ -1,5 +1,7 @@
 #include "collectives/pairwise_all_to_all.hpp"
 
+#include <algorithm>
+
 namespace echo::collectives {
 
 Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
@@ -19,6 +21,36 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
     }
   s.finalize();
   return s;
+}
+
+std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) const {
+  const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
+  if (n < 2)
+    return p.costs.base_s;
+  const std::uint64_t per_peer = p.call.bytes / n;
+  // Cost of a send to a peer in the same node (0) or another node (1), from one route of each.
+  double serialize[2] = {0, 0}, latency[2] = {0, 0};
+  bool known[2] = {false, false};
+  for (std::uint32_t m = 1; m < n && !(known[0] && known[1]); ++m) {
+    const int across = p.same_node(0, m) ? 0 : 1;
+    if (known[across])
+      continue;
+    const platforms::Route route = p.platform.route(p.call.gpus[0], p.call.gpus[m]);
+    serialize[across] = static_cast<double>(per_peer) / p.costs.route_Bps(route);
+    latency[across] = p.costs.hop(route.kind);
+    known[across] = true;
+  }
+  // A member's sends go one after the other; each arrives a latency after it left.
+  double slowest = 0.0;
+  for (std::uint32_t m = 0; m < n; ++m) {
+    double left = 0.0;
+    for (std::uint32_t k = 1; k < n; ++k) {
+      const int across = p.same_node(m, (m + k) % n) ? 0 : 1;
+      left += serialize[across];
+      slowest = std::max(slowest, left + latency[across]);
+    }
+  }
+  return p.costs.base_s + slowest;
 }
 
 } // namespace echo::collectives

@@ -13,6 +13,13 @@ public:
     return call.op == Op::all_to_all ? std::string() : "pairwise runs AllToAll only";
   }
   Schedule build(const PlannedCall& call) const override;
+  // Exact for platforms where all pairs inside a node, and all pairs across nodes, have alike
+  // routes (every preset): one route of each kind is asked for, not n^2.
+  std::optional<double> closed_form_s(const PlannedCall& call) const override;
+  std::uint64_t step_count(const PlannedCall& p) const override {
+    const std::uint64_t n = p.call.gpus.size();
+    return n * (n > 0 ? n - 1 : 0);
+  }
 };
 
 } // namespace echo::collectives

@@ -118,6 +118,13 @@ Schedule RingAlgorithm::build(const PlannedCall& p) const {
   return s;
 }
 
+std::uint64_t RingAlgorithm::step_count(const PlannedCall& p) const {
+  const std::uint64_t n = p.call.gpus.size();
+  if (n < 2)
+    return 0;
+  return is_chain(p.call.op) ? n - 1 : n * ring_steps(p.call.op, static_cast<std::uint32_t>(n));
+}
+
 std::optional<double> RingAlgorithm::closed_form_s(const PlannedCall& p) const {
   const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   if (n < 2)

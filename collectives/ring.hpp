@@ -19,6 +19,7 @@ public:
   std::string unsupported(const CollectiveCall& call, const CommShape& shape) const override;
   Schedule build(const PlannedCall& call) const override;
   std::optional<double> closed_form_s(const PlannedCall& call) const override;
+  std::uint64_t step_count(const PlannedCall& call) const override;
 };
 
 // Ring order of the members (node by node, by member index inside a node), shared with

@@ -76,6 +76,7 @@ std::shared_ptr<const CallMatcher::StepLinks> CallMatcher::links_of(const collec
 
 void CallMatcher::start(Call& call, Planned planned) {
   call.id = next_call_id_++;
+  calls_too_large_ += planned.too_large ? 1 : 0;
   call.links = std::move(planned.links);
   call.gate.matcher = this;
   call.gate.call = &call;
@@ -190,7 +191,9 @@ CallMatcher::Planned CallMatcher::schedule_for(std::uint32_t comm, const Program
     call.bytes = task.bytes;
     call.root = task.peer_or_root;
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    slot.schedule = std::make_shared<const collectives::Schedule>(time_call(model_, call, fidelity_).schedule);
+    TimedCall timed = time_call(model_, call, fidelity_);
+    slot.too_large = timed.too_large_for_steps;
+    slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
     slot.links = links_of(*slot.schedule, call.gpus);
   }
   return slot;

@@ -51,6 +51,8 @@ public:
 
   std::uint64_t steps_timed() const { return steps_timed_; }
   std::uint64_t calls_completed() const { return calls_completed_; }
+  // Calls whose schedule was too large to build (kMaxStepsPerCall): they ran as `analytic`.
+  std::uint64_t calls_too_large() const { return calls_too_large_; }
 
   // One paragraph per call that some members reached and others never did.
   std::vector<std::string> pending_report(std::size_t max_calls) const;
@@ -93,6 +95,7 @@ private:
   struct Planned {
     std::shared_ptr<const collectives::Schedule> schedule;
     std::shared_ptr<const StepLinks> links;
+    bool too_large = false;
   };
   Planned schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
   std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
@@ -127,6 +130,7 @@ private:
   std::vector<std::uint32_t> finished_scratch_;
   std::uint64_t steps_timed_ = 0;
   std::uint64_t calls_completed_ = 0;
+  std::uint64_t calls_too_large_ = 0;
 };
 
 } // namespace echo::core

@@ -42,6 +42,7 @@ struct SimulationResult {
   std::vector<RankBreakdown> per_rank;
   std::uint64_t events = 0;  // tasks executed + collective steps timed
   std::uint64_t collectives = 0;
+  std::uint64_t collectives_too_large = 0;  // ran as `analytic`: schedule beyond kMaxStepsPerCall
   double wall_s = 0.0;      // whole job: loading and simulating
   double run_wall_s = 0.0;  // the engine's run alone (events per second are measured on it)
   double peak_rss_mb = 0.0;

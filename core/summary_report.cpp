@@ -1,5 +1,7 @@
 #include "core/summary_report.hpp"
 
+#include "core/collective_timing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -43,7 +45,8 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                      {"exposed_comm_s", b.exposed_comm_s},
                      {"idle_s", b.idle_s},
                      {"end_s", b.end_s}});
-  auto& sim = j["simulation"] = {{"events", r.events}, {"collectives", r.collectives}};
+  auto& sim = j["simulation"] = {
+      {"events", r.events}, {"collectives", r.collectives}, {"collectives_too_large_for_steps", r.collectives_too_large}};
   if (with_wall_clock) {
     sim["wall_s"] = r.wall_s;
     sim["run_wall_s"] = r.run_wall_s;
@@ -64,6 +67,10 @@ std::string text_summary(const SimulationResult& r) {
     out += "measured:       " + ms(measured * 1e-9) + " ms, prediction error " +
            fixed(100.0 * (static_cast<double>(r.iteration_ns) - measured) / measured, 2) + "%\n";
   }
+  if (r.collectives_too_large > 0)
+    out += "note:           " + std::to_string(r.collectives_too_large) +
+           " collective calls had schedules of more than " + std::to_string(kMaxStepsPerCall) +
+           " steps and ran at analytic fidelity\n";
   out += "\n";
   char header[160];
   std::snprintf(header, sizeof header, "%8s %14s %17s %14s\n", "rank", "compute_ms", "exposed_comm_ms", "idle_ms");

@@ -258,3 +258,28 @@ TEST_CASE("every built-in schedule runs alone in its closed-form time (or the an
     }
   }
 }
+
+TEST_CASE("a schedule too large to hold runs at analytic fidelity, and says so") {
+  auto big = ndv4(256);  // 2,048 GPUs: a world ring AllReduce would be 8.4 M steps
+  const auto registry = AlgorithmRegistry::with_builtins();
+  NcclSelection ring;
+  ring.restrict_algorithms("ring", "test");
+  const CollectiveModel model(big, registry, ring, calibration_of(big, "p"));
+  const auto call = call_of(Op::all_reduce, 1ull << 30, 2048);
+  const auto timed = core::time_call(model, call, core::Fidelity::steps);
+  CHECK(timed.too_large_for_steps);
+  CHECK(timed.schedule.is_barrier());
+  CHECK(timed.schedule.barrier_s() == doctest::Approx(*model.closed_form_s(timed.plan, call)));
+  // Below the limit the schedule is built.
+  CHECK_FALSE(core::time_call(model, call_of(Op::all_reduce, 1ull << 30, 64), core::Fidelity::steps).too_large_for_steps);
+}
+
+TEST_CASE("AllToAll's closed form is its schedule's time, inside and across nodes") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  for (const auto& platform : {ndv4(1), ndv4(3)}) {
+    const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
+    const auto call = call_of(Op::all_to_all, 3 << 20, platform.gpu_count());
+    const double steps = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::steps).schedule);
+    CHECK(steps == doctest::Approx(*model.closed_form_s(model.plan(call), call)).epsilon(1e-12));
+  }
+}
