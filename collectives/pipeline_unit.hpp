@@ -1,22 +1,20 @@
 #pragma once
-// The pipeline unit of NCCL's protocols: how much of a channel's data one hop forwards at a time
-// (calcCollChunking in NCCL's enqueue.cc). A chain or tree hop can pass data on once one unit has
-// arrived, so a path of D hops adds about D units' time to the transfer, not D transfers' time.
-//   Simple: one buffer step, 512 KiB (4 MiB buffer / 8 steps)
-//   LL:     one warp's lines, 32 x 8 data bytes (every word carries its own flag, so data moves
-//           on as it lands, not a 32 KiB chunk at a time)
-//   LL128:  15/16 of a 600 KiB step, smaller for trees when the call is short (NCCL halves it
-//           while the call would not fill the tree's pipeline)
+// The pipeline unit of NCCL's protocols: how much of a channel's data one hop must have received
+// before it can pass it on. A chain or tree hop forwards unit by unit, so a path of D hops adds
+// about D units' time to the transfer, not D transfers' time.
+//   LL, LL128: a warp's worth of flagged data (every 8-byte word, or 128-byte line, carries its
+//              own flag, so a receiver forwards what has landed without waiting for the rest of
+//              the buffer step);
+//   Simple:    one buffer step, 512 KiB (4 MiB buffer / 8 steps): its flag covers the whole step.
 #include "collectives/algorithm.hpp"
 
 #include <cstdint>
 
 namespace echo::collectives {
 
-std::uint64_t pipeline_unit_bytes(Protocol protocol, bool tree, const CommShape& shape, std::uint64_t bytes,
-                                  std::uint32_t channels);
+std::uint64_t pipeline_unit_bytes(Protocol protocol, const CommShape& shape, std::uint64_t bytes, std::uint32_t channels);
 
 // Time for one unit to leave a GPU at the call's pace: each channel carries 1/channels of the data.
-double pipeline_unit_s(const PlannedCall& p, bool tree);
+double pipeline_unit_s(const PlannedCall& p);
 
 } // namespace echo::collectives

@@ -86,7 +86,7 @@ Schedule RingAlgorithm::build(const PlannedCall& p) const {
     // One step per hop, each streaming on what the previous hop delivers.
     const auto order = chain_order(p);
     const double serialize = static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps;
-    const double unit = pipeline_unit_s(p, false);
+    const double unit = pipeline_unit_s(p);
     for (std::uint32_t h = 0; h + 1 < n; ++h) {
       const double latency = p.costs.hop(p.hop_kind(order[h], order[h + 1]));
       const std::uint32_t step =
@@ -132,7 +132,7 @@ std::optional<double> RingAlgorithm::closed_form_s(const PlannedCall& p) const {
   if (is_chain(p.call.op)) {
     // Streaming through n-1 hops: the whole message once, plus a unit and a latency per hop.
     const auto order = chain_order(p);
-    const double unit = pipeline_unit_s(p, false);
+    const double unit = pipeline_unit_s(p);
     double latency = 0.0;
     for (std::uint32_t h = 0; h + 1 < n; ++h)
       latency += p.costs.hop(p.hop_kind(order[h], order[h + 1]));

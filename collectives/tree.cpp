@@ -22,7 +22,7 @@ Schedule TreeAlgorithm::build(const PlannedCall& p) const {
   const auto chains = members_by_node(p);
   const auto nodes = static_cast<std::uint32_t>(chains.size());
   const double serialize = static_cast<double>(p.call.bytes) / p.costs.algorithm_Bps;
-  const double unit = pipeline_unit_s(p, true);
+  const double unit = pipeline_unit_s(p);
   const double intra = p.costs.hop(p.shape.intra), inter = p.costs.hop(platforms::LinkKind::network);
   auto add = [&](std::uint32_t from, std::uint32_t to, double latency, const std::vector<StepDep>& deps, bool reduce) {
     const std::uint32_t step = s.add_step(from, to, p.call.bytes, serialize, latency, deps, reduce);
@@ -64,7 +64,7 @@ std::optional<double> TreeAlgorithm::closed_form_s(const PlannedCall& p) const {
   if (n < 2)
     return p.costs.base_s;
   const auto chains = members_by_node(p);
-  const double unit = pipeline_unit_s(p, true);
+  const double unit = pipeline_unit_s(p);
   const double intra = unit + p.costs.hop(p.shape.intra);
   const double inter = unit + p.costs.hop(platforms::LinkKind::network);
   // Longest way up (a chain, then the tree to the root) plus longest way down; both are the same

@@ -35,11 +35,11 @@ const std::map<std::string, ClusterSpec>& presets() {
     // GPUs; the 4-GPU log held out) by scripts/calibrate_nccl.py — see docs/validation.md. DGX
     // A100 is the same machine class (A100 SXM4, NVSwitch, 8x HDR, AMD hosts) and borrows them.
     a100.calibration = {
-        {"nccl.extra_base_us.ll", "-1.6"},     {"nccl.extra_base_us.ll128", "-11"},
-        {"nccl.extra_base_us.simple", "38.9"}, {"nccl.extra_hop_us.nvlink", "1.16"},
-        {"nccl.extra_hop_us.net", "-4.63"},    {"nccl.efficiency.nvlink", "0.867"},
-        {"nccl.efficiency.net", "0.64"},       {"nccl.efficiency.ll", "0.715"},
-        {"nccl.efficiency.ll128", "0.95"},
+        {"nccl.extra_base_us.ll", "-1.55"},    {"nccl.extra_base_us.ll128", "30.5"},
+        {"nccl.extra_base_us.simple", "41"},   {"nccl.extra_hop_us.nvlink", "1.11"},
+        {"nccl.extra_hop_us.net", "-3.96"},    {"nccl.efficiency.nvlink", "0.896"},
+        {"nccl.efficiency.net", "0.64"},       {"nccl.efficiency.ll", "0.507"},
+        {"nccl.efficiency.ll128", "0.999"},
     };
     t["dgx-a100"] = a100;
 
