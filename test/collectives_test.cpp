@@ -178,7 +178,7 @@ TEST_CASE("tree AllReduce: chains up, the tree up and down, chains down - closed
       const Planned p(call_of(Op::all_reduce, 64 << 20, nodes * per_node), nodes_of(nodes, per_node), 3e-6, 1e-6, 5e-6,
                       80e9);
       const auto s = collectives::TreeAlgorithm().build(p.view());
-      CHECK(s.steps().size() == 2u * (nodes * per_node - 1));
+      CHECK(s.steps().size() == 4u * (nodes * per_node - 1));  // two trees, each up and down
       CHECK(slowest(s) == doctest::Approx(*collectives::TreeAlgorithm().closed_form_s(p.view())).epsilon(1e-12));
     }
   // By hand, 2 nodes x 2 GPUs: up the chain (1 hop), up the tree (1), down (1), down the chain
@@ -187,6 +187,27 @@ TEST_CASE("tree AllReduce: chains up, the tree up and down, chains down - closed
   const auto s = collectives::TreeAlgorithm().build(p.view());
   const double unit = s.steps().front().unit_s;
   CHECK(slowest(s) == doctest::Approx(3e-6 + (1 << 20) / 80e9 + 2 * 1e-6 + 2 * 5e-6 + 3 * unit).epsilon(1e-12));
+}
+
+TEST_CASE("the double binary tree: NCCL's in-order tree, then its mirror (even) or shift (odd)") {
+  using collectives::dtree_parent;
+  // The first tree over 14 nodes, as NCCL's trees.cc draws it.
+  const std::vector<std::int64_t> parent14 = {-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 12};
+  for (std::uint32_t k = 0; k < 14; ++k)
+    CHECK(dtree_parent(14, k, 0) == parent14[k]);
+  // Mirror: node k's parent is the mirror of its mirror's parent; the root is node 13.
+  CHECK(dtree_parent(14, 13, 1) == -1);
+  CHECK(dtree_parent(14, 12, 1) == 11);
+  // Shift by one (13 nodes): the second tree's root is node 1.
+  CHECK(dtree_parent(13, 1, 1) == -1);
+  CHECK(dtree_parent(13, 2, 1) == 3);
+  // A node that is a leaf of one tree is inside the other.
+  for (std::uint32_t k = 1; k < 13; k += 2) {
+    bool parent_in_tree1 = false;
+    for (std::uint32_t c = 0; c < 13; ++c)
+      parent_in_tree1 |= dtree_parent(13, c, 1) == static_cast<std::int64_t>(k);
+    CHECK(parent_in_tree1);
+  }
 }
 
 TEST_CASE("a straggler delays everyone, and early members make progress before it arrives") {
