@@ -73,22 +73,21 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
                     "write e.g. --set platform.nic_bw=100Gbps");
   const std::string key = assignment.substr(0, eq);
   const std::string value = assignment.substr(eq + 1);
-  std::vector<std::string> parts;
-  std::stringstream ss(key);
-  for (std::string part; std::getline(ss, part, '.');)
-    parts.push_back(part);
-  // yaml-cpp nodes are handles: walk down by reassigning a handle copy, creating maps on the way.
-  YAML::Node node = root;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    YAML::Node child = node[parts[i]];
-    if (!child || child.IsNull())
-      node[parts[i]] = YAML::Node(YAML::NodeType::Map);
-    else if (!child.IsMap())
-      throw UserError("--set " + assignment, 0, "`" + parts[i] + "` is not a section, so it has no key '" + parts[i + 1] + "'",
-                      "override a key inside a section, e.g. platform.nodes=4");
-    node.reset(node[parts[i]]);
+  // Sections are one level deep; what follows the section is one key, dots included
+  // (platform.nccl.efficiency.net is the key `nccl.efficiency.net` of `platform`).
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    root[key] = value;
+    return;
   }
-  node[parts.back()] = value;
+  const std::string section = key.substr(0, dot);
+  YAML::Node node = root[section];
+  if (node && !node.IsNull() && !node.IsMap())
+    throw UserError("--set " + assignment, 0, "`" + section + "` is not a section, so it has no key '" + key.substr(dot + 1) + "'",
+                    "override a key inside a section, e.g. platform.nodes=4");
+  if (!node || node.IsNull())
+    root[section] = YAML::Node(YAML::NodeType::Map);
+  root[section][key.substr(dot + 1)] = value;
 }
 
 platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {

@@ -105,3 +105,11 @@ TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists,
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {algorithm: ring}\n")
             .find("allowed keys in `communication`: fidelity, algo, proto") != std::string::npos);
 }
+
+TEST_CASE("--set reaches dotted figure keys: platform.nccl.efficiency.net") {
+  const auto job = parse("platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: t.pb}\n", {"platform.nccl.efficiency.net=0.5"});
+  REQUIRE(job.platform.spec.has_value());
+  CHECK(job.platform.spec->calibration.at("nccl.efficiency.net") == "0.5");
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n", {"platform.nccl.efficiency.net=2"})
+            .find("a fraction in (0, 1]") != std::string::npos);
+}
