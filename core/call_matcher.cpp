@@ -76,6 +76,7 @@ std::shared_ptr<const CallMatcher::StepLinks> CallMatcher::links_of(const collec
 
 void CallMatcher::start(Call& call, Planned planned) {
   call.id = next_call_id_++;
+  call.choice = nullptr;
   calls_too_large_ += planned.too_large ? 1 : 0;
   call.links = std::move(planned.links);
   call.gate.matcher = this;
@@ -193,6 +194,7 @@ CallMatcher::Planned CallMatcher::schedule_for(std::uint32_t comm, const Program
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
     TimedCall timed = time_call(model_, call, fidelity_);
     slot.too_large = timed.too_large_for_steps;
+    slot.choice = timed.plan.describe();
     slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
     slot.links = links_of(*slot.schedule, call.gpus);
   }
@@ -205,7 +207,10 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   Call& call = it->second;
   const std::string where = "communicator '" + workload_.communicators[comm].name + "', call #" + std::to_string(seq);
   if (fresh) {
-    start(call, schedule_for(comm, task));
+    const Planned& planned = schedule_for(comm, task);
+    call.comm = comm;
+    start(call, planned);
+    call.choice = &schedule_cache_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)].choice;
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = workload_.communicators[comm].ranks;
@@ -263,6 +268,17 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
   const double finish_s = call.run->finish_s(member);
   if (++call.consumed == call.run->schedule().members()) {
     ++calls_completed_;
+    if (call.choice != nullptr) {  // a collective (send/recv are not tabulated)
+      const ProgramTask& t = *call.first_task;
+      CollectiveStat& stat = stats_[StatKey{call.comm, static_cast<int>(t.op), t.bytes}];
+      if (stat.calls++ == 0) {
+        stat.communicator = workload_.communicators[call.comm].name;
+        stat.op = std::string(op_name(t));
+        stat.bytes = t.bytes;
+        stat.choice = *call.choice;
+      }
+      stat.total_s += call.run->last_finish_s() - call.run->first_arrival_s();
+    }
     if (open_calls_.erase(call.id) != 0)
       load_.release(call.id, call.links->distinct);
     table.erase(it);
@@ -278,6 +294,14 @@ double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task
 double CallMatcher::await_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src, std::uint32_t dst,
                                    std::uint64_t seq) {
   return await(transfers_, open_transfer(rank, task, src, dst, seq), rank == src ? 0 : 1);
+}
+
+std::vector<CollectiveStat> CallMatcher::collective_stats() const {
+  std::vector<CollectiveStat> out;
+  for (const auto& [key, stat] : stats_)
+    out.push_back(stat);
+  std::stable_sort(out.begin(), out.end(), [](const CollectiveStat& a, const CollectiveStat& b) { return a.total_s > b.total_s; });
+  return out;
 }
 
 std::vector<std::string> CallMatcher::pending_report(std::size_t max_calls) const {

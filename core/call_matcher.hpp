@@ -14,6 +14,7 @@
 #include "collectives/collective_model.hpp"
 #include "core/job_spec.hpp"
 #include "core/link_load.hpp"
+#include "core/simulation_result.hpp"
 #include "platforms/cluster.hpp"
 #include "core/schedule_run.hpp"
 #include "workloads/workload.hpp"
@@ -51,6 +52,8 @@ public:
 
   std::uint64_t steps_timed() const { return steps_timed_; }
   std::uint64_t calls_completed() const { return calls_completed_; }
+  // Completed collectives grouped by (communicator, op, bytes), longest summed time first.
+  std::vector<CollectiveStat> collective_stats() const;
   // Calls whose schedule was too large to build (kMaxStepsPerCall): they ran as `analytic`.
   std::uint64_t calls_too_large() const { return calls_too_large_; }
 
@@ -74,6 +77,8 @@ private:
   };
   struct Call {
     LinkLoad::CallId id = 0;
+    std::uint32_t comm = 0;     // collectives: communicator index
+    const std::string* choice = nullptr;
     Gate gate;
     std::shared_ptr<const StepLinks> links;
     std::unique_ptr<ScheduleRun> run;
@@ -96,6 +101,7 @@ private:
     std::shared_ptr<const collectives::Schedule> schedule;
     std::shared_ptr<const StepLinks> links;
     bool too_large = false;
+    std::string choice;  // Plan::describe()
   };
   Planned schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
   std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
@@ -131,6 +137,13 @@ private:
   std::uint64_t steps_timed_ = 0;
   std::uint64_t calls_completed_ = 0;
   std::uint64_t calls_too_large_ = 0;
+  struct StatKey {
+    std::uint32_t comm;
+    int op;
+    std::uint64_t bytes;
+    auto operator<=>(const StatKey&) const = default;
+  };
+  std::map<StatKey, CollectiveStat> stats_;
 };
 
 } // namespace echo::core

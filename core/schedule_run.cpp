@@ -23,6 +23,8 @@ std::uint32_t ScheduleRun::arrive(std::uint32_t member, double now_s, std::vecto
   finish_s_[member] = std::max(finish_s_[member], now_s + schedule_->base_latency_s());
   ++arrivals_;
   last_arrival_s_ = std::max(last_arrival_s_, now_s);
+  if (first_arrival_s_ < 0 || now_s < first_arrival_s_)
+    first_arrival_s_ = now_s;
   if (schedule_->is_barrier()) {
     if (arrivals_ == schedule_->members())
       for (std::uint32_t m = 0; m < schedule_->members(); ++m) {
@@ -107,6 +109,8 @@ void ScheduleRun::settle_member(std::uint32_t member, std::vector<std::uint32_t>
     finished.push_back(member);
   }
 }
+
+double ScheduleRun::last_finish_s() const { return *std::max_element(finish_s_.begin(), finish_s_.end()); }
 
 double uncontended_time_s(collectives::Schedule schedule) {
   const std::uint32_t members = schedule.members();

@@ -43,6 +43,8 @@ public:
   bool finish_known(std::uint32_t member) const { return finish_known_[member] != 0; }
   double finish_s(std::uint32_t member) const { return finish_s_[member]; }
   std::uint32_t arrivals() const { return arrivals_; }
+  double first_arrival_s() const { return first_arrival_s_; }
+  double last_finish_s() const;
   const collectives::Schedule& schedule() const { return *schedule_; }
 
 private:
@@ -63,6 +65,7 @@ private:
   std::vector<std::uint8_t> finish_known_;
   std::vector<std::uint32_t> worklist_;
   double last_arrival_s_ = 0.0;
+  double first_arrival_s_ = -1.0;
   std::uint32_t arrivals_ = 0;
   std::uint32_t resolved_ = 0;
 };

@@ -153,6 +153,7 @@ SimulationResult Simulation::run(bool record_intervals) {
   result.events = state.tasks_done + matcher.steps_timed();
   result.collectives = matcher.calls_completed();
   result.collectives_too_large = matcher.calls_too_large();
+  result.collective_stats = matcher.collective_stats();
   result.run_wall_s = run_wall_s;
   result.wall_s = elapsed_s(impl_->started);
   result.peak_rss_mb = peak_rss_mb();

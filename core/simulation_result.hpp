@@ -29,6 +29,17 @@ struct Interval {
   std::uint64_t seq = 0;   // communication: sequence number of the call
 };
 
+// The collectives of the iteration, grouped by communicator, op and size: how many calls, their
+// summed time (first member's arrival to last member's finish, per call) and how NCCL ran them.
+struct CollectiveStat {
+  std::string communicator;  // its name in the trace ("dp.0")
+  std::string op;            // "all_reduce", ...
+  std::uint64_t bytes = 0;
+  std::uint64_t calls = 0;
+  double total_s = 0.0;
+  std::string choice;        // "Ring/Simple/8"
+};
+
 struct SimulationResult {
   std::string workload_name;
   std::string workload_source;
@@ -46,6 +57,7 @@ struct SimulationResult {
   double wall_s = 0.0;      // whole job: loading and simulating
   double run_wall_s = 0.0;  // the engine's run alone (events per second are measured on it)
   double peak_rss_mb = 0.0;
+  std::vector<CollectiveStat> collective_stats;  // by total time, longest first
   std::vector<Interval> intervals;  // only when recording
 };
 

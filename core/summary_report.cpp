@@ -10,6 +10,8 @@ namespace echo::core {
 
 namespace {
 
+constexpr std::size_t kCollectivesListed = 100;
+
 std::string fixed(double value, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
@@ -45,6 +47,17 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                      {"exposed_comm_s", b.exposed_comm_s},
                      {"idle_s", b.idle_s},
                      {"end_s", b.end_s}});
+  // The collectives that took longest (first arrival to last finish, summed over their calls).
+  auto& collectives = j["collectives"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.collective_stats.size() && i < kCollectivesListed; ++i) {
+    const CollectiveStat& c = r.collective_stats[i];
+    collectives.push_back({{"communicator", c.communicator},
+                           {"op", c.op},
+                           {"bytes", c.bytes},
+                           {"calls", c.calls},
+                           {"total_s", c.total_s},
+                           {"algorithm", c.choice}});
+  }
   auto& sim = j["simulation"] = {
       {"events", r.events}, {"collectives", r.collectives}, {"collectives_too_large_for_steps", r.collectives_too_large}};
   if (with_wall_clock) {

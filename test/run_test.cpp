@@ -352,3 +352,28 @@ TEST_CASE("steps: two collectives sharing a NIC at the same time each take longe
   CHECK(end_of(rails, 0) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
   CHECK(end_of(rails, 1) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
 }
+
+TEST_CASE("compare: two runs side by side, the collectives that changed, and what is not a summary") {
+  TempDir dir;
+  REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (dir / "a") + "'").code == 0);
+  REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --set communication.proto=LL --out '" + (dir / "b") + "'").code == 0);
+  const auto r = run_cli("compare '" + (dir / "a") + "' '" + (dir / "b") + "/summary.json'");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("                                        A                  B     change\niteration time                2.128000 ms", 0) == 0);
+  CHECK(r.out.find("dp.0         all_reduce") != std::string::npos);
+  CHECK(r.out.find("Ring/Simple/5    ->") != std::string::npos);
+  CHECK(r.out.find("Ring/LL/") != std::string::npos);
+  CHECK(r.out.find("different workloads") == std::string::npos);
+
+  REQUIRE(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "c") + "'").code == 0);
+  CHECK(run_cli("compare '" + (dir / "a") + "' '" + (dir / "c") + "'").out.find("different workloads") != std::string::npos);
+
+  const std::string not_summary = dir.file("other.json", "{\"hello\": 1}");
+  const auto bad = run_cli("compare '" + (dir / "a") + "' '" + not_summary + "'");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("not an echo-des summary") != std::string::npos);
+  const std::string garbage = dir.file("garbage.json", "{");
+  CHECK(run_cli("compare '" + garbage + "' '" + (dir / "a") + "'").err.find("not JSON") != std::string::npos);
+  CHECK(run_cli("compare '" + (dir / "missing") + "' '" + (dir / "a") + "'").code == 2);
+}
