@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/job_file.hpp"
+#include "cli/progress_line.hpp"
 #include "core/run_job.hpp"
 #include "core/summary_report.hpp"
 
@@ -30,14 +31,19 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
   run->add_option("--set", opts->overrides, "Override a job key, e.g. platform.nodes=4 or platform.nic_bw=100Gbps")
       ->take_all()
       ->allow_extra_args(false);
-  run->add_flag("-q,--quiet", opts->quiet, "Do not print the simulation statistics line on stderr");
+  run->add_flag("-q,--quiet", opts->quiet,
+                "Print nothing on stderr: no progress line (shown on a terminal for runs over a second), no statistics");
   return [run, opts, setup]() -> int {
     if (!run->parsed())
       return -1;
     core::JobSpec job = load_job(opts->job, opts->overrides);
     if (!opts->out.empty())
       job.out_dir = opts->out;
-    const core::SimulationResult result = core::run_job(job, setup);
+    core::SimulationResult result;
+    {
+      ProgressLine progress(opts->quiet);
+      result = core::run_job(job, setup, progress.callback());
+    }
     if (opts->json)
       std::cout << core::summary_json(result, true).dump(2) << "\n";
     else

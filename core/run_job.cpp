@@ -30,12 +30,12 @@ void write_atomically(const fs::path& path, const std::function<void(std::ostrea
 
 } // namespace
 
-SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup) {
+SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup, const ProgressFn& progress) {
   Simulation simulation(job);
   if (setup)
     setup(simulation.algorithms());
   const bool record = !job.out_dir.empty() && job.timeline;
-  SimulationResult result = simulation.run(record);
+  SimulationResult result = simulation.run(record, progress);
   if (job.out_dir.empty())
     return result;
 

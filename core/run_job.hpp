@@ -4,10 +4,12 @@
 // then renamed), so a failed run leaves nothing half-written behind.
 #include "collectives/algorithm.hpp"
 #include "core/job_spec.hpp"
+#include "core/simulation.hpp"
 #include "core/simulation_result.hpp"
 
 namespace echo::core {
 
-SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup = {});
+SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup = {},
+                         const ProgressFn& progress = {});
 
 } // namespace echo::core

@@ -66,7 +66,7 @@ collectives::AlgorithmRegistry& Simulation::algorithms() { return impl_->algorit
 const workloads::Workload& Simulation::workload() const { return impl_->workload; }
 const platforms::Cluster& Simulation::cluster() const { return *impl_->cluster; }
 
-SimulationResult Simulation::run(bool record_intervals) {
+SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progress) {
   const workloads::Workload& w = impl_->workload;
   const std::uint32_t n_ranks = w.rank_count();
 
@@ -99,6 +99,24 @@ SimulationResult Simulation::run(bool record_intervals) {
         ->daemonize();
 
   const auto run_started = std::chrono::steady_clock::now();
+  if (progress) {
+    // Every time simulated time moves (checking the wall clock only every 64 moves): a report
+    // about every quarter of a second once the run has lasted one.
+    std::uint64_t moves = 0;
+    double last_report_s = 0.0;
+    std::uint64_t total_tasks = 0;
+    for (std::uint32_t r = 0; r < n_ranks; ++r)
+      total_tasks += w.program(r).tasks.size();
+    sg4::Engine::on_time_advance_cb([&, total_tasks](double) {
+      if ((++moves & 63) != 0)
+        return;
+      const double wall = elapsed_s(run_started);
+      if (wall < 1.0 || wall - last_report_s < 0.25)
+        return;
+      last_report_s = wall;
+      progress({sg4::Engine::get_clock(), state.tasks_done, total_tasks, state.tasks_done + matcher.steps_timed(), wall});
+    });
+  }
   impl_->engine->run();
   const double run_wall_s = elapsed_s(run_started);
 

@@ -11,9 +11,20 @@
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
+#include <functional>
 #include <memory>
 
 namespace echo::core {
+
+// How far a running simulation is, for a progress display.
+struct Progress {
+  double simulated_s = 0.0;       // simulated time reached
+  std::uint64_t tasks_done = 0, tasks_total = 0;
+  std::uint64_t events = 0;       // tasks done + collective steps timed so far
+  double wall_s = 0.0;            // since run() started
+};
+// Called from inside run() about four times a wall-clock second (never for runs shorter than that).
+using ProgressFn = std::function<void(const Progress&)>;
 
 class Simulation {
 public:
@@ -32,7 +43,7 @@ public:
   const platforms::Cluster& cluster() const;
 
   // `record_intervals`: keep every executed interval (needed for the timeline).
-  SimulationResult run(bool record_intervals);
+  SimulationResult run(bool record_intervals, const ProgressFn& progress = {});
 
 private:
   struct Impl;

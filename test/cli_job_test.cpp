@@ -1,6 +1,7 @@
 // The job file: its schema, --set overrides, and the messages for mistakes.
 #include "base/user_error.hpp"
 #include "cli/job_file.hpp"
+#include "cli/progress_line.hpp"
 
 #include <doctest/doctest.h>
 
@@ -112,4 +113,19 @@ TEST_CASE("--set reaches dotted figure keys: platform.nccl.efficiency.net") {
   CHECK(job.platform.spec->calibration.at("nccl.efficiency.net") == "0.5");
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n", {"platform.nccl.efficiency.net=2"})
             .find("a fraction in (0, 1]") != std::string::npos);
+}
+
+TEST_CASE("the progress line: what it says, and silence when stderr is not a terminal") {
+  core::Progress p;
+  p.simulated_s = 0.0125;
+  p.tasks_done = 450;
+  p.tasks_total = 1000;
+  p.events = 8'000'000;
+  p.wall_s = 4.0;
+  CHECK(cli::ProgressLine::text(p) == "simulated 12.500 ms, 45% of tasks, 2.0 M events/s, 4.0 s elapsed, about 5 s left");
+  // The test's stderr is a file or a pipe, never a terminal.
+  cli::ProgressLine line(false);
+  CHECK_FALSE(static_cast<bool>(line.callback()));
+  cli::ProgressLine quiet(true);
+  CHECK_FALSE(static_cast<bool>(quiet.callback()));
 }
