@@ -15,6 +15,7 @@ struct RunOptions {
   std::string job;
   bool json = false;
   bool quiet = false;
+  bool force = false;
   std::string out;
   std::vector<std::string> overrides;
 };
@@ -31,6 +32,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
   run->add_option("--set", opts->overrides, "Override a job key, e.g. platform.nodes=4 or platform.nic_bw=100Gbps")
       ->take_all()
       ->allow_extra_args(false);
+  run->add_flag("--force", opts->force, "Write into an --out folder even if it holds other files");
   run->add_flag("-q,--quiet", opts->quiet,
                 "Print nothing on stderr: no progress line (shown on a terminal for runs over a second), no statistics");
   return [run, opts, setup]() -> int {
@@ -39,6 +41,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     core::JobSpec job = load_job(opts->job, opts->overrides);
     if (!opts->out.empty())
       job.out_dir = opts->out;
+    job.force_out = opts->force;
     core::SimulationResult result;
     {
       ProgressLine progress(opts->quiet);

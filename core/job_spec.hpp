@@ -29,6 +29,7 @@ struct JobSpec {
   CommunicationSpec communication;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere
   bool timeline = true;                 // write timeline.json into out_dir
+  bool force_out = false;               // write into out_dir even if it holds other files
 };
 
 } // namespace echo::core

@@ -28,9 +28,23 @@ void write_atomically(const fs::path& path, const std::function<void(std::ostrea
   fs::rename(tmp, path);
 }
 
+// An output folder that holds files echo-des did not write is someone else's: refuse it (before
+// simulating, so that the mistake costs nothing) unless the user insists.
+void check_output_folder(const JobSpec& job) {
+  if (job.out_dir.empty() || job.force_out || !fs::is_directory(job.out_dir))
+    return;
+  for (const auto& entry : fs::directory_iterator(job.out_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "summary.json" && name != "timeline.json" && name != "report.html")
+      throw UserError(job.out_dir, 0, "the output folder already holds other files (" + name + ", ...)",
+                      "pick a new or empty --out folder, or add --force to write into it anyway");
+  }
+}
+
 } // namespace
 
 SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup, const ProgressFn& progress) {
+  check_output_folder(job);
   Simulation simulation(job);
   if (setup)
     setup(simulation.algorithms());

@@ -1,7 +1,7 @@
 # Runs one example the way the README does and diffs its text summary with expected.txt.
 #   cmake -DECHO=<echo-des> -DEXAMPLE=<name> -DSOURCE=<source dir> -DOUT=<scratch dir> -P golden_example.cmake
 execute_process(
-  COMMAND ${ECHO} run examples/${EXAMPLE}/job.yaml -q --out ${OUT}
+  COMMAND ${ECHO} run examples/${EXAMPLE}/job.yaml -q --force --out ${OUT}
   WORKING_DIRECTORY ${SOURCE}
   OUTPUT_VARIABLE actual ERROR_VARIABLE errors RESULT_VARIABLE code)
 if(NOT code EQUAL 0)

@@ -377,3 +377,17 @@ TEST_CASE("compare: two runs side by side, the collectives that changed, and wha
   CHECK(run_cli("compare '" + garbage + "' '" + (dir / "a") + "'").err.find("not JSON") != std::string::npos);
   CHECK(run_cli("compare '" + (dir / "missing") + "' '" + (dir / "a") + "'").code == 2);
 }
+
+TEST_CASE("an --out folder holding other files is refused unless --force") {
+  TempDir dir;
+  dir.file("o/notes.txt", "mine");
+  const auto r = run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "o") + "'");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("already holds other files (notes.txt") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o/summary.json"));
+  CHECK(run_cli("run examples/two_ranks/job.yaml -q --force --out '" + (dir / "o") + "'").code == 0);
+  CHECK(std::filesystem::exists(dir / "o/summary.json"));
+  // A folder with only echo-des's own outputs is rewritten without --force.
+  CHECK(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "p") + "'").code == 0);
+  CHECK(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "p") + "'").code == 0);
+}
