@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "core/call_matcher.hpp"
+#include "core/critical_path.hpp"
 #include "core/collective_timing.hpp"
 #include "core/engine_setup.hpp"
 #include "core/resource_usage.hpp"
@@ -180,6 +181,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     std::sort(result.intervals.begin(), result.intervals.end(), [](const Interval& a, const Interval& b) {
       return std::tie(a.rank, a.stream, a.start_s, a.task) < std::tie(b.rank, b.stream, b.start_s, b.task);
     });
+    result.critical_path = critical_path(result, w);
   }
   return result;
 }

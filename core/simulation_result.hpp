@@ -40,6 +40,15 @@ struct CollectiveStat {
   std::string choice;        // "Ring/Simple/8"
 };
 
+// One stretch of the critical path (core/critical_path.hpp).
+struct CriticalSegment {
+  std::string name;   // the task's name
+  std::string kind;   // compute | all_reduce | ... | send | recv
+  std::uint32_t rank = 0;
+  double start_s = 0.0;  // the part of the interval on the path
+  double duration_s = 0.0;
+};
+
 struct SimulationResult {
   std::string workload_name;
   std::string workload_source;
@@ -59,6 +68,7 @@ struct SimulationResult {
   double peak_rss_mb = 0.0;
   std::vector<CollectiveStat> collective_stats;  // by total time, longest first
   std::vector<Interval> intervals;  // only when recording
+  std::vector<CriticalSegment> critical_path;  // only when recording, in time order
 };
 
 } // namespace echo::core

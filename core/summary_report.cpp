@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace echo::core {
 
 namespace {
 
 constexpr std::size_t kCollectivesListed = 100;
+constexpr std::size_t kCriticalListed = 10000;
 
 std::string fixed(double value, int decimals) {
   char buf[64];
@@ -57,6 +59,21 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                            {"calls", c.calls},
                            {"total_s", c.total_s},
                            {"algorithm", c.choice}});
+  }
+  if (!r.critical_path.empty()) {
+    auto& path = j["critical_path"] = nlohmann::json::array();
+    std::map<std::pair<std::string, std::string>, double> by_task;
+    for (const CriticalSegment& c : r.critical_path) {
+      if (path.size() < kCriticalListed)
+        path.push_back({{"name", c.name}, {"kind", c.kind}, {"rank", c.rank}, {"start_s", c.start_s}, {"duration_s", c.duration_s}});
+      by_task[{c.name, c.kind}] += c.duration_s;
+    }
+    // What the iteration's time is made of: the path's time per task name, largest first.
+    std::vector<std::pair<std::pair<std::string, std::string>, double>> top(by_task.begin(), by_task.end());
+    std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    auto& contributors = j["critical_path_top"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < top.size() && i < 20; ++i)
+      contributors.push_back({{"name", top[i].first.first}, {"kind", top[i].first.second}, {"duration_s", top[i].second}});
   }
   auto& sim = j["simulation"] = {
       {"events", r.events}, {"collectives", r.collectives}, {"collectives_too_large_for_steps", r.collectives_too_large}};

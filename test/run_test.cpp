@@ -391,3 +391,30 @@ TEST_CASE("an --out folder holding other files is refused unless --force") {
   CHECK(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "p") + "'").code == 0);
   CHECK(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "p") + "'").code == 0);
 }
+
+TEST_CASE("the critical path of the hand-worked examples, in summary.json") {
+  TempDir dir;
+  REQUIRE(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "a") + "'").code == 0);
+  const json a = json::parse(slurp(dir / "a/summary.json"));
+  // Rank 0's forward, the transfer it feeds (ends on rank 1 at 201 us), rank 1's 300 us of compute,
+  // then rank 1's part of the all-reduce: 100 + 101 + 300 + 12 = 513 us.
+  const std::vector<std::pair<std::string, int>> expected = {
+      {"forward", 0}, {"recv-activations", 1}, {"forward-backward", 1}, {"grad-allreduce", 1}};
+  REQUIRE(a["critical_path"].size() == expected.size());
+  double total = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(a["critical_path"][i]["name"] == expected[i].first);
+    CHECK(a["critical_path"][i]["rank"] == expected[i].second);
+    total += a["critical_path"][i]["duration_s"].get<double>();
+  }
+  CHECK(total == doctest::Approx(513e-6));
+  CHECK(a["critical_path_top"][0]["name"] == "forward-backward");
+
+  // eight_ranks: backward part 1, both all-reduces back to back, the optimizer: 2128 us.
+  REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (dir / "b") + "'").code == 0);
+  const json b = json::parse(slurp(dir / "b/summary.json"));
+  std::vector<std::string> names;
+  for (const auto& c : b["critical_path"])
+    names.push_back(c["name"]);
+  CHECK(names == std::vector<std::string>{"backward-part1", "allreduce-bucket1", "allreduce-bucket2", "optimizer"});
+}

@@ -1,0 +1,98 @@
+#include "core/critical_path.hpp"
+
+#include "core/trace_names.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace echo::core {
+
+using workloads::TaskKind;
+
+namespace {
+
+constexpr double kTie = 1e-12;  // intervals that touch within this are back to back
+
+struct Index {
+  std::vector<std::vector<std::int64_t>> by_task;  // per rank: task -> interval, -1 if none
+  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t>, std::vector<std::size_t>> calls;
+};
+
+} // namespace
+
+std::vector<CriticalSegment> critical_path(const SimulationResult& result, const workloads::Workload& w) {
+  const auto& iv = result.intervals;
+  if (iv.empty())
+    return {};
+  Index ix;
+  ix.by_task.resize(w.rank_count());
+  for (std::uint32_t r = 0; r < w.rank_count(); ++r)
+    ix.by_task[r].assign(w.program(r).tasks.size(), -1);
+  for (std::size_t i = 0; i < iv.size(); ++i) {
+    ix.by_task[iv[i].rank][iv[i].task] = static_cast<std::int64_t>(i);
+    const workloads::ProgramTask& t = w.program(iv[i].rank).tasks[iv[i].task];
+    // Members of one call: collectives by (communicator, seq); a send and its recv by their pair.
+    if (t.kind == TaskKind::collective)
+      ix.calls[{0, iv[i].comm, 0, iv[i].seq}].push_back(i);
+    else if (t.kind == TaskKind::send)
+      ix.calls[{1, iv[i].rank, iv[i].comm, iv[i].seq}].push_back(i);
+    else if (t.kind == TaskKind::recv)
+      ix.calls[{1, iv[i].comm, iv[i].rank, iv[i].seq}].push_back(i);
+  }
+  auto call_of = [&](std::size_t i) -> const std::vector<std::size_t>* {
+    const workloads::ProgramTask& t = w.program(iv[i].rank).tasks[iv[i].task];
+    auto key = t.kind == TaskKind::collective ? std::make_tuple(0, iv[i].comm, 0u, iv[i].seq)
+               : t.kind == TaskKind::send     ? std::make_tuple(1, iv[i].rank, iv[i].comm, iv[i].seq)
+               : t.kind == TaskKind::recv     ? std::make_tuple(1, iv[i].comm, iv[i].rank, iv[i].seq)
+                                              : std::make_tuple(-1, 0u, 0u, std::uint64_t{0});
+    auto it = ix.calls.find(key);
+    return it == ix.calls.end() ? nullptr : &it->second;
+  };
+  // The predecessor of interval i that ended last before i started: the previous task on its
+  // stream, or a task of another stream it waits for.
+  auto binding = [&](std::size_t i) -> std::int64_t {
+    const workloads::RankProgram& prog = w.program(iv[i].rank);
+    const workloads::ProgramTask& t = prog.tasks[iv[i].task];
+    std::int64_t best = -1;
+    auto consider = [&](std::uint32_t task) {
+      const std::int64_t j = ix.by_task[iv[i].rank][task];
+      if (j >= 0 && iv[j].end_s <= iv[i].start_s + kTie && (best < 0 || iv[j].end_s > iv[best].end_s))
+        best = j;
+    };
+    if (t.position > 0)
+      consider(prog.stream_order[t.stream][t.position - 1]);
+    for (std::uint32_t k = t.waits_begin; k < t.waits_end; ++k)
+      consider(prog.stream_order[prog.waits[k].stream][prog.waits[k].position]);
+    return best;
+  };
+
+  // Start from the interval that ends last (the lowest rank on ties).
+  std::size_t cur = 0;
+  for (std::size_t i = 1; i < iv.size(); ++i)
+    if (iv[i].end_s > iv[cur].end_s + kTie || (std::abs(iv[i].end_s - iv[cur].end_s) <= kTie && iv[i].rank < iv[cur].rank))
+      cur = i;
+  std::vector<CriticalSegment> path;
+  double end_s = iv[cur].end_s;
+  for (;;) {
+    std::size_t from = cur;  // the interval whose start bound `cur`
+    double start_s = iv[cur].start_s;
+    if (const auto* members = call_of(cur)) {
+      for (std::size_t m : *members)
+        if (iv[m].start_s > iv[from].start_s + kTie)
+          from = m;  // the member that arrived last held the call up
+      start_s = iv[from].start_s;
+    }
+    const workloads::ProgramTask& t = w.program(iv[cur].rank).tasks[iv[cur].task];
+    path.push_back({t.name, std::string(op_name(t)), iv[cur].rank, start_s, end_s - start_s});
+    const std::int64_t prev = binding(from);
+    if (prev < 0)
+      break;
+    cur = static_cast<std::size_t>(prev);
+    end_s = iv[cur].end_s;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+} // namespace echo::core
