@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "core/simulation.hpp"
+#include "core/html_report.hpp"
 #include "core/summary_report.hpp"
 #include "core/timeline_writer.hpp"
 
@@ -61,6 +62,7 @@ SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& 
   write_atomically(dir / "summary.json", [&](std::ostream& out) { out << summary_json(result, false).dump(2) << "\n"; });
   if (job.timeline)
     write_atomically(dir / "timeline.json", [&](std::ostream& out) { write_timeline(out, result, simulation.workload()); });
+  write_atomically(dir / "report.html", [&](std::ostream& out) { write_html_report(out, result, simulation.workload()); });
   return result;
 }
 

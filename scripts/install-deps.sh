@@ -9,6 +9,8 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev doctest-dev
 )
+# CI also opens report.html in a headless browser (the test skips where chromium is absent).
+[ "${CI:-}" = "true" ] && packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -418,3 +418,51 @@ TEST_CASE("the critical path of the hand-worked examples, in summary.json") {
     names.push_back(c["name"]);
   CHECK(names == std::vector<std::string>{"backward-part1", "allreduce-bucket1", "allreduce-bucket2", "optimizer"});
 }
+
+TEST_CASE("report.html: one self-contained page, the same for the same run, safe with odd names") {
+  TempDir a, b;
+  REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (a / "o") + "'").code == 0);
+  REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (b / "o") + "'").code == 0);
+  const std::string page = slurp(a / "o/report.html");
+  CHECK(page == slurp(b / "o/report.html"));
+  CHECK(page.find("<!DOCTYPE html>") == 0);
+  CHECK(page.find("gpt-24l-h4096-tp8-dp2") != std::string::npos);
+  CHECK(page.find("http://") == std::string::npos);  // nothing fetched from the network
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.size() < 20'000'000);
+  // A task named like a closing script tag cannot end the data early.
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "</script><b>x" compute { duration_ns: 1000 } } }
+ranks { first: 0 count: 1 template_name: "t" })");
+  REQUIRE(run_cli("run '" + job + "' -q --out '" + (dir / "o") + "'").code == 0);
+  const std::string odd = slurp(dir / "o/report.html");
+  CHECK(odd.find("<\\/script><b>x") != std::string::npos);
+  CHECK(odd.find("</script><b>x") == std::string::npos);
+}
+
+TEST_CASE("report.html renders in a headless browser without script errors") {
+  const std::string chromium = "/usr/bin/chromium";
+  if (!std::filesystem::exists(chromium)) {
+    MESSAGE("chromium is not installed: skipping the browser test (CI installs it)");
+    return;
+  }
+  TempDir dir;
+  REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (dir / "o") + "'").code == 0);
+  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir='" + (dir / "profile") + "' ";
+  const std::string url = "'file://" + (dir / "o/report.html") + "'";
+  const int code = std::system(("timeout 120 " + chromium + flags + "--dump-dom " + url + " > '" + (dir / "dom.html") +
+                                "' 2>/dev/null").c_str());
+  REQUIRE(code == 0);
+  const std::string dom = slurp(dir / "dom.html");
+  CHECK(dom.find("data-rendered=\"ok\"") != std::string::npos);
+  CHECK(dom.find("data-error") == std::string::npos);
+  CHECK(dom.find("<canvas id=\"gantt\"") != std::string::npos);
+  CHECK(dom.find("<rect") != std::string::npos);  // the stacked bars were drawn
+  CHECK(dom.find("optimizer_adam") != std::string::npos);  // the critical path table
+  // Keep a screenshot of the page as a test artifact.
+  const std::string shot = ECHO_BINARY_DIR "/test/report-screenshot.png";
+  std::system(("timeout 120 " + chromium + flags + "--window-size=1300,1400 --screenshot='" + shot + "' " + url +
+               " >/dev/null 2>&1").c_str());
+  CHECK(std::filesystem::exists(shot));
+}

@@ -1,0 +1,201 @@
+#include "core/html_report.hpp"
+
+#include "core/trace_names.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace echo::core {
+
+namespace {
+
+using nlohmann::json;
+using workloads::TaskKind;
+
+// Microseconds rounded to the nanosecond, so the page is the same for the same run.
+double us(double seconds) { return std::round(seconds * 1e9) / 1e3; }
+
+json breakdown_bars(const SimulationResult& r) {
+  json bars = json::array();
+  const std::size_t n = r.per_rank.size();
+  const std::size_t group = std::max<std::size_t>(1, (n + kMaxBars - 1) / kMaxBars);
+  for (std::size_t first = 0; first < n; first += group) {
+    const std::size_t last = std::min(n, first + group);
+    double compute = 0, comm = 0, idle = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      compute += r.per_rank[i].compute_s;
+      comm += r.per_rank[i].exposed_comm_s;
+      idle += r.per_rank[i].idle_s;
+    }
+    const double k = static_cast<double>(last - first);
+    const std::string label = group == 1 ? std::to_string(r.per_rank[first].rank)
+                                         : std::to_string(r.per_rank[first].rank) + "-" + std::to_string(r.per_rank[last - 1].rank);
+    bars.push_back({label, us(compute / k), us(comm / k), us(idle / k)});
+  }
+  return bars;
+}
+
+json timeline(const SimulationResult& r, const workloads::Workload& w) {
+  json rows = json::array(), items = json::array(), names = json::array();
+  std::map<std::string, std::size_t> name_index;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> row_of;
+  const std::uint32_t ranks = std::min(kTimelineRanks, w.rank_count());
+  for (std::uint32_t rank = 0; rank < ranks; ++rank)
+    for (std::uint32_t s = 0; s < w.program(rank).streams.size(); ++s) {
+      row_of[{rank, s}] = rows.size();
+      rows.push_back("rank " + std::to_string(rank) + " / " + w.program(rank).streams[s]);
+    }
+  for (const Interval& iv : r.intervals) {
+    if (iv.rank >= ranks || items.size() >= kMaxTimelineItems)
+      continue;
+    const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];
+    std::string label = t.name;
+    if (t.kind != TaskKind::compute)
+      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B" +
+               (t.kind == TaskKind::collective ? ", " + w.communicators[iv.comm].name : "") + ")";
+    auto [it, fresh] = name_index.emplace(label, names.size());
+    if (fresh)
+      names.push_back(label);
+    items.push_back({row_of[{iv.rank, iv.stream}], us(iv.start_s), us(iv.end_s - iv.start_s),
+                     t.kind == TaskKind::compute ? 0 : 1, it->second});
+  }
+  return {{"rows", rows}, {"items", items}, {"names", names}, {"truncated", items.size() >= kMaxTimelineItems}};
+}
+
+json critical(const SimulationResult& r) {
+  json path = json::array(), top = json::array(), kinds = json::array();
+  std::map<std::pair<std::string, std::string>, double> by_task;
+  std::map<std::string, double> by_kind;
+  for (const CriticalSegment& c : r.critical_path) {
+    if (path.size() < 5000)
+      path.push_back({c.rank, us(c.start_s), us(c.duration_s), c.name, c.kind});
+    by_task[{c.name, c.kind}] += c.duration_s;
+    by_kind[c.kind] += c.duration_s;
+  }
+  for (const auto& [kind, s] : by_kind)
+    kinds.push_back({kind, us(s)});
+  std::vector<std::pair<std::pair<std::string, std::string>, double>> sorted(by_task.begin(), by_task.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = 0; i < sorted.size() && i < 15; ++i)
+    top.push_back({sorted[i].first.first, sorted[i].first.second, us(sorted[i].second)});
+  return {{"path", path}, {"top", top}, {"kinds", kinds}};
+}
+
+json collectives(const SimulationResult& r) {
+  json out = json::array();
+  for (std::size_t i = 0; i < r.collective_stats.size() && i < 20; ++i) {
+    const CollectiveStat& c = r.collective_stats[i];
+    const double algbw = c.total_s > 0 ? static_cast<double>(c.bytes) * static_cast<double>(c.calls) / c.total_s / 1e9 : 0.0;
+    out.push_back({c.communicator, c.op, c.bytes, c.calls, us(c.total_s), c.choice, std::round(algbw * 100) / 100});
+  }
+  return out;
+}
+
+// The page. Data goes in as JSON; the script draws everything, and marks the body
+// data-rendered="ok" when done or data-error="..." if anything threw (the browser test reads both).
+constexpr const char* kHead = R"HTML(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>echo-des report</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
+.muted{color:#666} .big{font-size:28px;font-weight:600}
+table{border-collapse:collapse} td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+#gantt{border:1px solid #ccc;cursor:grab;display:block}
+#tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #999;padding:4px 8px;display:none;font-size:12px}
+.key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
+</style></head><body>
+<div id="error" style="color:#b00"></div>
+<h1 id="title"></h1><div id="sub" class="muted"></div>
+<div class="big" id="headline"></div>
+<h2>Where each rank's time goes</h2>
+<div class="key"><span style="background:#4e79a7"></span>compute<span style="background:#e15759"></span>exposed communication<span style="background:#bab0ac"></span>idle</div>
+<svg id="bars" width="1200" height="220"></svg>
+<h2>Timeline <span class="muted" id="tlnote"></span></h2>
+<div class="muted">Wheel to zoom, drag to pan. Blue: compute, red: communication, black outline: the critical path.</div>
+<canvas id="gantt" width="1200" height="300"></canvas><div id="tip"></div>
+<h2>Critical path: what the iteration's time is made of</h2><div id="kinds"></div><table id="critical"></table>
+<h2>Collectives that took longest</h2><table id="colls"></table>
+<script>
+window.onerror=function(m){document.body.dataset.error=String(m);document.getElementById('error').textContent='report error: '+m;};
+const D=)HTML";
+
+constexpr const char* kTail = R"HTML(;
+(function(){
+const fmt=v=>v>=1000?(v/1000).toFixed(3)+' ms':v.toFixed(3)+' us';
+const esc=t=>String(t).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+document.getElementById('title').textContent=D.workload;
+document.getElementById('sub').textContent=D.platform+' - '+D.ranks+' ranks';
+document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us);
+// Stacked bars.
+const svg=document.getElementById('bars'),W=1200,H=200,n=D.bars.length,bw=Math.max(1,(W-60)/n);
+const maxT=Math.max(...D.bars.map(b=>b[1]+b[2]+b[3]),1e-9);
+let s='';
+D.bars.forEach((b,i)=>{let y=H;[[b[1],'#4e79a7'],[b[2],'#e15759'],[b[3],'#bab0ac']].forEach(([v,c])=>{const h=v/maxT*(H-10);y-=h;
+s+='<rect x="'+(50+i*bw)+'" y="'+y+'" width="'+Math.max(bw-1,1)+'" height="'+h+'" fill="'+c+'"><title>rank '+esc(b[0])+': '+fmt(v)+'</title></rect>';});});
+s+='<text x="0" y="12" font-size="11">'+fmt(maxT)+'</text><text x="0" y="'+H+'" font-size="11">0</text>';
+svg.innerHTML=s;
+// Gantt.
+const T=D.timeline,cv=document.getElementById('gantt'),ctx=cv.getContext('2d'),rowH=18,left=150;
+cv.height=Math.max(60,T.rows.length*rowH+20);
+document.getElementById('tlnote').textContent='(first '+T.rows.length+' streams'+(T.truncated?', truncated':'')+')';
+let t0=0,t1=Math.max(D.iteration_us,1e-3);
+const crit=D.critical.path;
+function draw(){ctx.clearRect(0,0,cv.width,cv.height);const sc=(cv.width-left)/(t1-t0);
+ctx.font='11px sans-serif';ctx.fillStyle='#333';
+T.rows.forEach((r,i)=>ctx.fillText(r,4,i*rowH+13));
+for(const it of T.items){const x=left+(it[1]-t0)*sc,w=Math.max(it[2]*sc,0.5);if(x>cv.width||x+w<left)continue;
+ctx.fillStyle=it[3]?'#e15759':'#4e79a7';ctx.fillRect(Math.max(x,left),it[0]*rowH+2,w,rowH-4);}
+ctx.strokeStyle='#000';ctx.lineWidth=2;
+for(const c of crit){const row=T.rows.findIndex(r=>r.startsWith('rank '+c[0]+' /'));if(row<0)continue;
+const x=left+(c[1]-t0)*sc,w=Math.max(c[2]*sc,1);if(x>cv.width||x+w<left)continue;ctx.strokeRect(Math.max(x,left),row*rowH+1,w,rowH-2);}
+ctx.fillStyle='#666';ctx.fillText(fmt(t0),left,cv.height-4);ctx.fillText(fmt(t1),cv.width-90,cv.height-4);}
+draw();
+cv.addEventListener('wheel',e=>{e.preventDefault();const f=e.deltaY>0?1.25:0.8,sc=(cv.width-left)/(t1-t0),
+m=t0+(e.offsetX-left)/sc;t0=m-(m-t0)*f;t1=m+(t1-m)*f;draw();});
+let drag=null;cv.addEventListener('mousedown',e=>drag=e.offsetX);window.addEventListener('mouseup',()=>drag=null);
+const tip=document.getElementById('tip');
+cv.addEventListener('mousemove',e=>{const sc=(cv.width-left)/(t1-t0);
+if(drag!==null){const d=(e.offsetX-drag)/sc;t0-=d;t1-=d;drag=e.offsetX;draw();return;}
+const row=Math.floor(e.offsetY/rowH),t=t0+(e.offsetX-left)/sc;
+const it=T.items.find(i=>i[0]===row&&i[1]<=t&&t<=i[1]+i[2]);
+if(!it){tip.style.display='none';return;}
+tip.style.display='block';tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px';
+tip.textContent=T.names[it[4]]+' - '+fmt(it[2])+' from '+fmt(it[1]);});
+cv.addEventListener('mouseleave',()=>tip.style.display='none');
+// Tables.
+const total=D.iteration_us;
+let h='<tr><th>task</th><th>kind</th><th class="num">time on the path</th><th class="num">share</th></tr>';
+for(const c of D.critical.top)h+='<tr><td>'+esc(c[0])+'</td><td>'+esc(c[1])+'</td><td class="num">'+fmt(c[2])+'</td><td class="num">'+(100*c[2]/total).toFixed(1)+'%</td></tr>';
+document.getElementById('kinds').textContent=D.critical.kinds.map(k=>k[0]+' '+(100*k[1]/total).toFixed(1)+'%').join(', ');
+document.getElementById('critical').innerHTML=D.critical.top.length?h:'<tr><td>run with --out to record the critical path</td></tr>';
+h='<tr><th>communicator</th><th>op</th><th class="num">bytes</th><th class="num">calls</th><th class="num">summed time</th><th>algorithm/protocol/channels</th><th class="num">algbw GB/s</th></tr>';
+for(const c of D.collectives)h+='<tr><td>'+esc(c[0])+'</td><td>'+esc(c[1])+'</td><td class="num">'+c[2]+'</td><td class="num">'+c[3]+'</td><td class="num">'+fmt(c[4])+'</td><td>'+esc(c[5])+'</td><td class="num">'+c[6]+'</td></tr>';
+document.getElementById('colls').innerHTML=h;
+document.body.dataset.rendered='ok';
+})();
+</script></body></html>
+)HTML";
+
+} // namespace
+
+void write_html_report(std::ostream& out, const SimulationResult& r, const workloads::Workload& w) {
+  json data = {{"workload", r.workload_name.empty() ? r.workload_source : r.workload_name},
+               {"platform", r.platform},
+               {"ranks", r.ranks},
+               {"iteration_us", us(r.iteration_time_s)},
+               {"bars", breakdown_bars(r)},
+               {"timeline", timeline(r, w)},
+               {"critical", critical(r)},
+               {"collectives", collectives(r)}};
+  // Inside <script>, "</" would end the element: escape it.
+  std::string text = data.dump();
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
+    text.replace(at, 2, "<\\/");
+  out << kHead << text << kTail;
+}
+
+} // namespace echo::core
