@@ -24,16 +24,21 @@ json breakdown_bars(const SimulationResult& r) {
   const std::size_t group = std::max<std::size_t>(1, (n + kMaxBars - 1) / kMaxBars);
   for (std::size_t first = 0; first < n; first += group) {
     const std::size_t last = std::min(n, first + group);
-    double compute = 0, comm = 0, idle = 0;
+    double compute = 0, idle = 0;
+    std::vector<double> by_slot(r.slots.size(), 0.0);
     for (std::size_t i = first; i < last; ++i) {
       compute += r.per_rank[i].compute_s;
-      comm += r.per_rank[i].exposed_comm_s;
       idle += r.per_rank[i].idle_s;
+      for (std::size_t s = 0; s < by_slot.size() && s < r.per_rank[i].exposed_by_slot_s.size(); ++s)
+        by_slot[s] += r.per_rank[i].exposed_by_slot_s[s];
     }
     const double k = static_cast<double>(last - first);
     const std::string label = group == 1 ? std::to_string(r.per_rank[first].rank)
                                          : std::to_string(r.per_rank[first].rank) + "-" + std::to_string(r.per_rank[last - 1].rank);
-    bars.push_back({label, us(compute / k), us(comm / k), us(idle / k)});
+    json slots = json::array();
+    for (double v : by_slot)
+      slots.push_back(us(v / k));
+    bars.push_back({label, us(compute / k), slots, us(idle / k)});
   }
   return bars;
 }
@@ -112,10 +117,10 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 <h1 id="title"></h1><div id="sub" class="muted"></div>
 <div class="big" id="headline"></div>
 <h2>Where each rank's time goes</h2>
-<div class="key"><span style="background:#4e79a7"></span>compute<span style="background:#e15759"></span>exposed communication<span style="background:#bab0ac"></span>idle</div>
+<div class="key" id="key"></div>
 <svg id="bars" width="1200" height="220"></svg>
 <h2>Timeline <span class="muted" id="tlnote"></span></h2>
-<div class="muted">Wheel to zoom, drag to pan. Blue: compute, red: communication, black outline: the critical path.</div>
+<div class="muted">Wheel to zoom, drag to pan. Blue: compute, red: communication, black underline: the critical path.</div>
 <canvas id="gantt" width="1200" height="300"></canvas><div id="tip"></div>
 <h2>Critical path: what the iteration's time is made of</h2><div id="kinds"></div><table id="critical"></table>
 <h2>Collectives that took longest</h2><table id="colls"></table>
@@ -132,10 +137,15 @@ document.getElementById('sub').textContent=D.platform+' - '+D.ranks+' ranks';
 document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us);
 // Stacked bars.
 const svg=document.getElementById('bars'),W=1200,H=200,n=D.bars.length,bw=Math.max(1,(W-60)/n);
-const maxT=Math.max(...D.bars.map(b=>b[1]+b[2]+b[3]),1e-9);
+// Compute, then exposed communication per communicator slot (tp, dp, pp, ...), then idle.
+const slotColors=['#e15759','#f28e2b','#edc948','#b07aa1','#ff9da7','#9c755f','#76b7b2','#59a14f'];
+const parts=[['compute','#4e79a7']].concat(D.slots.map((n,i)=>['exposed '+n+' communication',slotColors[i%slotColors.length]])).concat([['idle','#bab0ac']]);
+document.getElementById('key').innerHTML=parts.map(p=>'<span style="background:'+p[1]+'"></span>'+esc(p[0])).join('');
+const values=b=>[b[1]].concat(b[2]).concat([b[3]]);
+const maxT=Math.max(...D.bars.map(b=>values(b).reduce((a,c)=>a+c,0)),1e-9);
 let s='';
-D.bars.forEach((b,i)=>{let y=H;[[b[1],'#4e79a7'],[b[2],'#e15759'],[b[3],'#bab0ac']].forEach(([v,c])=>{const h=v/maxT*(H-10);y-=h;
-s+='<rect x="'+(50+i*bw)+'" y="'+y+'" width="'+Math.max(bw-1,1)+'" height="'+h+'" fill="'+c+'"><title>rank '+esc(b[0])+': '+fmt(v)+'</title></rect>';});});
+D.bars.forEach((b,i)=>{let y=H;values(b).forEach((v,j)=>{const h=v/maxT*(H-10);y-=h;if(h<=0)return;
+s+='<rect x="'+(50+i*bw)+'" y="'+y+'" width="'+Math.max(bw-1,1)+'" height="'+h+'" fill="'+parts[j][1]+'"><title>rank '+esc(b[0])+', '+esc(parts[j][0])+': '+fmt(v)+'</title></rect>';});});
 s+='<text x="0" y="12" font-size="11">'+fmt(maxT)+'</text><text x="0" y="'+H+'" font-size="11">0</text>';
 svg.innerHTML=s;
 // Gantt.
@@ -149,9 +159,9 @@ ctx.font='11px sans-serif';ctx.fillStyle='#333';
 T.rows.forEach((r,i)=>ctx.fillText(r,4,i*rowH+13));
 for(const it of T.items){const x=left+(it[1]-t0)*sc,w=Math.max(it[2]*sc,0.5);if(x>cv.width||x+w<left)continue;
 ctx.fillStyle=it[3]?'#e15759':'#4e79a7';ctx.fillRect(Math.max(x,left),it[0]*rowH+2,w,rowH-4);}
-ctx.strokeStyle='#000';ctx.lineWidth=2;
+ctx.fillStyle='#000';
 for(const c of crit){const row=T.rows.findIndex(r=>r.startsWith('rank '+c[0]+' /'));if(row<0)continue;
-const x=left+(c[1]-t0)*sc,w=Math.max(c[2]*sc,1);if(x>cv.width||x+w<left)continue;ctx.strokeRect(Math.max(x,left),row*rowH+1,w,rowH-2);}
+const x=left+(c[1]-t0)*sc,w=Math.max(c[2]*sc,1);if(x>cv.width||x+w<left)continue;ctx.fillRect(Math.max(x,left),row*rowH+rowH-3,w,3);}
 ctx.fillStyle='#666';ctx.fillText(fmt(t0),left,cv.height-4);ctx.fillText(fmt(t1),cv.width-90,cv.height-4);}
 draw();
 cv.addEventListener('wheel',e=>{e.preventDefault();const f=e.deltaY>0?1.25:0.8,sc=(cv.width-left)/(t1-t0),
@@ -187,6 +197,7 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
                {"platform", r.platform},
                {"ranks", r.ranks},
                {"iteration_us", us(r.iteration_time_s)},
+               {"slots", r.slots},
                {"bars", breakdown_bars(r)},
                {"timeline", timeline(r, w)},
                {"critical", critical(r)},

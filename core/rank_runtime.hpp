@@ -16,7 +16,8 @@ class RankRuntime {
 public:
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
       : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
-        dependency_signal_(simgrid::s4u::ConditionVariable::create()) {}
+        dependency_signal_(simgrid::s4u::ConditionVariable::create()), active_by_slot_(slots, 0),
+        exposed_by_slot_s_(slots, 0.0) {}
 
   std::uint32_t rank() const { return rank_; }
   const workloads::RankProgram& program() const { return *program_; }
@@ -41,24 +42,47 @@ public:
   simgrid::s4u::ConditionVariable& dependency_signal() { return *dependency_signal_; }
   std::uint32_t dependency_waiters = 0;
 
-  // Busy-time breakdown, advanced at every start and end of a kernel on this GPU.
-  void begin(bool compute, double now_s) { advance(now_s); ++(compute ? active_compute_ : active_comm_); }
-  void end(bool compute, double now_s) {
+  // Busy-time breakdown, advanced at every start and end of a kernel on this GPU. Exposed
+  // communication is also split by communicator slot (tp, dp, pp, ...): an instant when several
+  // slots communicate and nothing computes is shared evenly between them.
+  void begin_compute(double now_s) {
     advance(now_s);
-    --(compute ? active_compute_ : active_comm_);
+    ++active_compute_;
+  }
+  void end_compute(double now_s) {
+    advance(now_s);
+    --active_compute_;
+    end_s_ = now_s;
+  }
+  void begin_comm(std::uint32_t slot, double now_s) {
+    advance(now_s);
+    ++active_comm_;
+    if (active_by_slot_[slot]++ == 0)
+      ++active_slots_;
+  }
+  void end_comm(std::uint32_t slot, double now_s) {
+    advance(now_s);
+    --active_comm_;
+    if (--active_by_slot_[slot] == 0)
+      --active_slots_;
     end_s_ = now_s;
   }
   double compute_s() const { return compute_s_; }
   double exposed_comm_s() const { return exposed_comm_s_; }
+  const std::vector<double>& exposed_by_slot_s() const { return exposed_by_slot_s_; }
   double end_s() const { return end_s_; }
 
 private:
   void advance(double now_s) {
     const double dt = now_s - last_change_s_;
-    if (active_compute_ > 0)
+    if (active_compute_ > 0) {
       compute_s_ += dt;
-    else if (active_comm_ > 0)
+    } else if (active_comm_ > 0) {
       exposed_comm_s_ += dt;
+      for (std::size_t s = 0; s < active_by_slot_.size(); ++s)
+        if (active_by_slot_[s] > 0)
+          exposed_by_slot_s_[s] += dt / active_slots_;
+    }
     last_change_s_ = now_s;
   }
 
@@ -69,6 +93,9 @@ private:
   std::unordered_map<std::uint32_t, std::uint64_t> send_seq_, recv_seq_;
   simgrid::s4u::ConditionVariablePtr dependency_signal_;
   int active_compute_ = 0, active_comm_ = 0;
+  std::vector<std::uint32_t> active_by_slot_;
+  std::uint32_t active_slots_ = 0;
+  std::vector<double> exposed_by_slot_s_;
   double last_change_s_ = 0.0;
   double compute_s_ = 0.0, exposed_comm_s_ = 0.0, end_s_ = 0.0;
 };

@@ -160,6 +160,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));
   result.per_rank.reserve(n_ranks);
+  result.slots = w.slots;
   for (const RankRuntime& rt : ranks) {
     RankBreakdown b;
     b.rank = rt.rank();
@@ -167,6 +168,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     b.exposed_comm_s = rt.exposed_comm_s();
     b.idle_s = std::max(0.0, result.iteration_time_s - b.compute_s - b.exposed_comm_s);
     b.end_s = rt.end_s();
+    b.exposed_by_slot_s = rt.exposed_by_slot_s();
     result.per_rank.push_back(b);
   }
   result.events = state.tasks_done + matcher.steps_timed();

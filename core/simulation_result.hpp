@@ -17,6 +17,7 @@ struct RankBreakdown {
   double exposed_comm_s = 0.0;
   double idle_s = 0.0;
   double end_s = 0.0;  // when the rank's last task ended
+  std::vector<double> exposed_by_slot_s;  // exposed_comm_s split by communicator slot (SimulationResult::slots)
 };
 
 struct Interval {
@@ -60,6 +61,7 @@ struct SimulationResult {
   double iteration_time_s = 0.0;
   std::uint64_t measured_iteration_ns = 0;  // from the trace, 0 when unknown
   std::vector<RankBreakdown> per_rank;
+  std::vector<std::string> slots;  // communicator slot names, as the trace calls them ("tp", "dp")
   std::uint64_t events = 0;  // tasks executed + collective steps timed
   std::uint64_t collectives = 0;
   std::uint64_t collectives_too_large = 0;  // ran as `analytic`: schedule beyond kMaxStepsPerCall

@@ -53,10 +53,10 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
     ++end;
   }
   const double start_s = sg4::Engine::get_clock();
-  rt.begin(true, start_s);
+  rt.begin_compute(start_s);
   if (total_ns > 0)
     sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
-  rt.end(true, sg4::Engine::get_clock());
+  rt.end_compute(sg4::Engine::get_clock());
   if (state_->record) {
     std::uint64_t elapsed_ns = 0;
     for (std::size_t k = first; k < end; ++k) {
@@ -93,12 +93,12 @@ void StreamActor::operator()() const {
         continue;
       }
       Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
-      rt.begin(false, record.start_s);
+      rt.begin_comm(task.slot, record.start_s);
       const double finish_s = communicate(rt, task, record);
       if (finish_s > sg4::Engine::get_clock())
         sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();
-      rt.end(false, record.end_s);
+      rt.end_comm(task.slot, record.end_s);
       if (state_->record)
         state_->intervals.push_back(record);
       finish(rt, 1);

@@ -44,11 +44,18 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   }
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   for (const RankBreakdown& b : r.per_rank)
+  {
+    nlohmann::json by_slot = nlohmann::json::object();
+    for (std::size_t s = 0; s < b.exposed_by_slot_s.size() && s < r.slots.size(); ++s)
+      if (b.exposed_by_slot_s[s] > 0)
+        by_slot[r.slots[s]] = b.exposed_by_slot_s[s];
     ranks.push_back({{"rank", b.rank},
                      {"compute_s", b.compute_s},
                      {"exposed_comm_s", b.exposed_comm_s},
+                     {"exposed_comm_by_slot_s", by_slot},
                      {"idle_s", b.idle_s},
                      {"end_s", b.end_s}});
+  }
   // The collectives that took longest (first arrival to last finish, summed over their calls).
   auto& collectives = j["collectives"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.collective_stats.size() && i < kCollectivesListed; ++i) {
