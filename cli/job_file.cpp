@@ -3,9 +3,11 @@
 #include "base/user_error.hpp"
 #include "cli/communication_options.hpp"
 #include "platforms/cluster_spec.hpp"
+#include "slowdown/predictor.hpp"
 
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -64,6 +66,48 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
   if (path.empty() || fs::path(path).is_absolute() || base_dir.empty())
     return path;
   return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+double number(const YAML::Node& node, const std::string& key, const std::string& file) {
+  const std::string text = scalar(node, key, file);
+  double v = 0.0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw UserError(file, line_of(node), "`" + key + "` must be a number, got '" + text + "'", "write e.g. " + key + ": 0.2");
+  if (v < 0.0)
+    throw UserError(file, line_of(node), "`" + key + "` must not be negative, got " + text,
+                    "a slowdown s >= 0 means kernels run at 1/(1+s) of their speed while they overlap communication");
+  return v;
+}
+
+core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& file) {
+  core::SlowdownSpec spec;
+  if (!section)
+    return spec;
+  std::vector<std::string> allowed = {"model", "factor"};
+  for (const auto& c : slowdown::category_names())
+    allowed.push_back(c);
+  check_keys(section, "slowdown", allowed, file);
+  if (section["model"])
+    spec.model = scalar(section["model"], "model", file);
+  if (spec.model != "none" && spec.model != "constant" && spec.model != "category")
+    throw UserError(file, line_of(section["model"]), "unknown slowdown model '" + spec.model + "'",
+                    "use none, constant (with `factor`) or category (optional per-category factors)");
+  if (section["factor"]) {
+    if (spec.model != "constant")
+      throw UserError(file, line_of(section["factor"]), "`factor` belongs to the constant model", "write `model: constant`");
+    spec.factor = number(section["factor"], "factor", file);
+  } else if (spec.model == "constant") {
+    throw UserError(file, line_of(section), "the constant slowdown model needs a `factor`", "write e.g. `factor: 0.2`");
+  }
+  for (const auto& c : slowdown::category_names())
+    if (section[c]) {
+      if (spec.model != "category")
+        throw UserError(file, line_of(section[c]), "per-category factors belong to the category model",
+                        "write `model: category`");
+      spec.categories[c] = number(section[c], c, file);
+    }
+  return spec;
 }
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
@@ -147,7 +191,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                     "see examples/two_ranks/job.yaml");
   for (const std::string& o : overrides)
     apply_override(root, o);
-  check_keys(root, "", {"platform", "workload", "communication", "output"}, shown_name);
+  check_keys(root, "", {"platform", "workload", "communication", "slowdown", "output"}, shown_name);
 
   core::JobSpec job;
   job.job_file = shown_name;
@@ -173,6 +217,8 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
     job.communication.proto_origin = shown_name + ":" + std::to_string(line_of(comm["proto"])) + " (communication.proto)";
   }
   apply_nccl_environment(job.communication);
+
+  job.slowdown = read_slowdown(require_map(root, "slowdown", shown_name, false), shown_name);
 
   const YAML::Node output = require_map(root, "output", shown_name, false);
   check_keys(output, "output", {"dir", "timeline"}, shown_name);

@@ -2,6 +2,7 @@
 // JobSpec: one simulation request, as `cli` parsed it from a job file (and --set overrides).
 #include "platforms/platform_loader.hpp"
 
+#include <map>
 #include <string>
 
 namespace echo::core {
@@ -22,11 +23,19 @@ struct CommunicationSpec {
   std::string proto, proto_origin;
 };
 
+// Compute slowdown under overlap (slowdown/predictor.hpp): the model and its parameters.
+struct SlowdownSpec {
+  std::string model = "none";                // none | constant | category
+  double factor = 0.0;                       // constant
+  std::map<std::string, double> categories;  // category: overrides of the defaults
+};
+
 struct JobSpec {
   std::string job_file;                 // for messages; may be empty
   platforms::PlatformSource platform;
   std::string trace;                    // workload: native trace (.pb or .pbtxt)
   CommunicationSpec communication;
+  SlowdownSpec slowdown;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere
   bool timeline = true;                 // write timeline.json into out_dir
   bool force_out = false;               // write into out_dir even if it holds other files

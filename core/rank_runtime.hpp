@@ -16,7 +16,8 @@ class RankRuntime {
 public:
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
       : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
-        dependency_signal_(simgrid::s4u::ConditionVariable::create()), active_by_slot_(slots, 0),
+        dependency_signal_(simgrid::s4u::ConditionVariable::create()),
+        overlap_signal_(simgrid::s4u::ConditionVariable::create()), active_by_slot_(slots, 0),
         exposed_by_slot_s_(slots, 0.0) {}
 
   std::uint32_t rank() const { return rank_; }
@@ -67,6 +68,12 @@ public:
       --active_slots_;
     end_s_ = now_s;
   }
+  bool comm_active() const { return active_comm_ > 0; }
+  // Compute kernels that may be slowed wait here for communication to start or stop.
+  simgrid::s4u::ConditionVariable& overlap_signal() { return *overlap_signal_; }
+  std::uint32_t overlap_waiters = 0;
+  void add_slowdown(double extra_s) { slowdown_s_ += extra_s; }
+  double slowdown_s() const { return slowdown_s_; }
   double compute_s() const { return compute_s_; }
   double exposed_comm_s() const { return exposed_comm_s_; }
   const std::vector<double>& exposed_by_slot_s() const { return exposed_by_slot_s_; }
@@ -92,6 +99,8 @@ private:
   std::vector<std::uint64_t> call_seq_;
   std::unordered_map<std::uint32_t, std::uint64_t> send_seq_, recv_seq_;
   simgrid::s4u::ConditionVariablePtr dependency_signal_;
+  simgrid::s4u::ConditionVariablePtr overlap_signal_;
+  double slowdown_s_ = 0.0;
   int active_compute_ = 0, active_comm_ = 0;
   std::vector<std::uint32_t> active_by_slot_;
   std::uint32_t active_slots_ = 0;

@@ -36,17 +36,21 @@ struct Simulation::Impl {
   std::unique_ptr<platforms::Cluster> cluster;
   workloads::Workload workload;
   CommunicationSpec communication;
+  std::unique_ptr<slowdown::Predictor> slowdown;
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
 Simulation::Simulation(const JobSpec& job)
-    : Simulation(job.platform, workloads::read_trace(job.trace), job.communication) {}
+    : Simulation(job.platform, workloads::read_trace(job.trace), job.communication, job.slowdown) {}
 
 Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
-                       CommunicationSpec communication)
+                       CommunicationSpec communication, SlowdownSpec slowdown)
     : impl_(std::make_unique<Impl>()) {
   impl_->platform = platform;
   impl_->communication = std::move(communication);
+  impl_->slowdown = slowdown.model == "constant"   ? slowdown::make_constant(slowdown.factor)
+                    : slowdown.model == "category" ? slowdown::make_category(slowdown.categories)
+                                                   : slowdown::make_none();
   impl_->workload = std::move(workload);
   impl_->engine = make_engine(impl_->workload.rank_count());
   platforms::load_platform(*impl_->engine, platform);
@@ -86,6 +90,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   state.ranks = &ranks;
   state.mutex = sg4::Mutex::create();
   state.record = record_intervals;
+  state.slowdown = impl_->slowdown.get();
 
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
     const workloads::RankProgram& program = w.program(r);
@@ -161,6 +166,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));
   result.per_rank.reserve(n_ranks);
   result.slots = w.slots;
+  result.slowdown_model = impl_->slowdown->name();
   for (const RankRuntime& rt : ranks) {
     RankBreakdown b;
     b.rank = rt.rank();
@@ -169,6 +175,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     b.idle_s = std::max(0.0, result.iteration_time_s - b.compute_s - b.exposed_comm_s);
     b.end_s = rt.end_s();
     b.exposed_by_slot_s = rt.exposed_by_slot_s();
+    b.slowdown_s = rt.slowdown_s();
     result.per_rank.push_back(b);
   }
   result.events = state.tasks_done + matcher.steps_timed();

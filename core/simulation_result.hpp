@@ -18,6 +18,7 @@ struct RankBreakdown {
   double idle_s = 0.0;
   double end_s = 0.0;  // when the rank's last task ended
   std::vector<double> exposed_by_slot_s;  // exposed_comm_s split by communicator slot (SimulationResult::slots)
+  double slowdown_s = 0.0;  // compute time added by overlap with communication (within compute_s)
 };
 
 struct Interval {
@@ -62,6 +63,7 @@ struct SimulationResult {
   std::uint64_t measured_iteration_ns = 0;  // from the trace, 0 when unknown
   std::vector<RankBreakdown> per_rank;
   std::vector<std::string> slots;  // communicator slot names, as the trace calls them ("tp", "dp")
+  std::string slowdown_model;      // none | constant | category
   std::uint64_t events = 0;  // tasks executed + collective steps timed
   std::uint64_t collectives = 0;
   std::uint64_t collectives_too_large = 0;  // ran as `analytic`: schedule beyond kMaxStepsPerCall

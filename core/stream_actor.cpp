@@ -1,8 +1,11 @@
 #include "core/stream_actor.hpp"
 
+#include "core/trace_names.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <algorithm>
 #include <mutex>
 
 namespace echo::core {
@@ -70,6 +73,40 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   return end - first;
 }
 
+void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
+  const workloads::RankProgram& program = rt.program();
+  const std::uint32_t index = program.stream_order[stream_][pos];
+  const ProgramTask& task = program.tasks[index];
+  const double isolated_s = static_cast<double>(task.duration_ns) * 1e-9;
+  const double s = state_->slowdown->slowdown({category_name(task.category), isolated_s});
+  const double start_s = sg4::Engine::get_clock();
+  rt.begin_compute(start_s);
+  // Work left, in seconds at full speed; the rate changes whenever communication starts or stops.
+  double remaining_s = isolated_s, t = start_s;
+  while (remaining_s > 0.0) {
+    const double rate = rt.comm_active() ? 1.0 / (1.0 + s) : 1.0;
+    const double until = t + remaining_s / rate;
+    ++rt.overlap_waiters;
+    {
+      std::unique_lock lock(*state_->mutex);
+      rt.overlap_signal().wait_until(lock, until);
+    }
+    --rt.overlap_waiters;
+    const double now = sg4::Engine::get_clock();
+    remaining_s = now >= until ? 0.0 : remaining_s - (now - t) * rate;
+    t = now;
+  }
+  rt.end_compute(t);
+  rt.add_slowdown((t - start_s) - isolated_s);
+  if (state_->record)
+    state_->intervals.push_back(Interval{rank_, stream_, index, start_s, t, 0, 0});
+}
+
+void StreamActor::comm_changed(RankRuntime& rt) const {
+  if (rt.overlap_waiters > 0)
+    rt.overlap_signal().notify_all();
+}
+
 void StreamActor::finish(RankRuntime& rt, std::size_t count) const {
   for (std::size_t k = 0; k < count; ++k)
     rt.finish_task(stream_);
@@ -82,10 +119,21 @@ void StreamActor::operator()() const {
   RankRuntime& rt = (*state_->ranks)[rank_];
   const workloads::RankProgram& program = rt.program();
   const auto& order = program.stream_order[stream_];
+  // Kernels of this stream can be slowed only if another stream of the GPU communicates.
+  const bool may_overlap = state_->slowdown != nullptr && !state_->slowdown->is_none() &&
+                           std::any_of(program.tasks.begin(), program.tasks.end(), [&](const ProgramTask& t) {
+                             return t.kind != TaskKind::compute && t.stream != stream_;
+                           });
   try {
     for (std::size_t pos = 0; pos < order.size();) {
       const ProgramTask& task = program.tasks[order[pos]];
       wait_for_dependencies(rt, task);
+      if (task.kind == TaskKind::compute && may_overlap) {
+        compute_overlapped(rt, pos);
+        finish(rt, 1);
+        ++pos;
+        continue;
+      }
       if (task.kind == TaskKind::compute) {
         const std::size_t ran = compute_batch(rt, pos);
         finish(rt, ran);
@@ -94,11 +142,13 @@ void StreamActor::operator()() const {
       }
       Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
       rt.begin_comm(task.slot, record.start_s);
+      comm_changed(rt);
       const double finish_s = communicate(rt, task, record);
       if (finish_s > sg4::Engine::get_clock())
         sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();
       rt.end_comm(task.slot, record.end_s);
+      comm_changed(rt);
       if (state_->record)
         state_->intervals.push_back(record);
       finish(rt, 1);

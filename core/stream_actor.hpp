@@ -12,6 +12,7 @@
 #include "core/call_matcher.hpp"
 #include "core/rank_runtime.hpp"
 #include "core/simulation_result.hpp"
+#include "slowdown/predictor.hpp"
 #include "workloads/workload.hpp"
 
 #include <simgrid/s4u/Mutex.hpp>
@@ -33,6 +34,7 @@ struct RunState {
   std::uint64_t tasks_done = 0;
   std::optional<UserError> error;            // the first user error raised inside an actor
   std::optional<std::string> internal_error; // the first bug (any other exception) inside an actor
+  const slowdown::Predictor* slowdown = nullptr;  // compute slowdown under overlap
 };
 
 class StreamActor {
@@ -45,6 +47,10 @@ private:
   double communicate(RankRuntime& rt, const workloads::ProgramTask& task, Interval& record) const;
   // Runs the compute kernels from `first` on as one sleep; returns how many it ran.
   std::size_t compute_batch(RankRuntime& rt, std::size_t first) const;
+  // Runs one compute kernel that communication on another stream may slow down: it progresses at
+  // 1 / (1 + s) while any communication runs on this GPU, re-rated whenever that changes.
+  void compute_overlapped(RankRuntime& rt, std::size_t pos) const;
+  void comm_changed(RankRuntime& rt) const;
   void finish(RankRuntime& rt, std::size_t count) const;
 
   RunState* state_;

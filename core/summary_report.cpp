@@ -35,6 +35,16 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   nlohmann::ordered_json j;
   j["workload"] = {{"name", r.workload_name}, {"source", r.workload_source}, {"ranks", r.ranks}, {"tasks", r.tasks}};
   j["platform"] = {{"description", r.platform}, {"gpus", r.gpus}};
+  {
+    double sum = 0.0, worst = 0.0;
+    for (const RankBreakdown& b : r.per_rank) {
+      sum += b.slowdown_s;
+      worst = std::max(worst, b.slowdown_s);
+    }
+    j["overlap_slowdown"] = {{"model", r.slowdown_model.empty() ? "none" : r.slowdown_model},
+                             {"mean_s", r.per_rank.empty() ? 0.0 : sum / static_cast<double>(r.per_rank.size())},
+                             {"max_s", worst}};
+  }
   j["iteration_time_s"] = r.iteration_time_s;
   j["iteration_time_ns"] = r.iteration_ns;
   if (r.measured_iteration_ns > 0) {
@@ -53,6 +63,7 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                      {"compute_s", b.compute_s},
                      {"exposed_comm_s", b.exposed_comm_s},
                      {"exposed_comm_by_slot_s", by_slot},
+                     {"overlap_slowdown_s", b.slowdown_s},
                      {"idle_s", b.idle_s},
                      {"end_s", b.end_s}});
   }
@@ -103,6 +114,16 @@ std::string text_summary(const SimulationResult& r) {
     const double measured = static_cast<double>(r.measured_iteration_ns);
     out += "measured:       " + ms(measured * 1e-9) + " ms, prediction error " +
            fixed(100.0 * (static_cast<double>(r.iteration_ns) - measured) / measured, 2) + "%\n";
+  }
+  if (r.slowdown_model != "none" && !r.slowdown_model.empty()) {
+    double sum = 0.0;
+    for (const RankBreakdown& b : r.per_rank)
+      sum += b.slowdown_s;
+    const double mean = r.per_rank.empty() ? 0.0 : sum / static_cast<double>(r.per_rank.size());
+    out += "overlap slowdown: +" + ms(mean) + " ms (" +
+           fixed(r.iteration_time_s > 0 ? 100.0 * mean / r.iteration_time_s : 0.0, 2) +
+           "% of the iteration), compute stretched by communication beside it, mean per rank (" +
+           r.slowdown_model + " model)\n";
   }
   if (r.collectives_too_large > 0)
     out += "note:           " + std::to_string(r.collectives_too_large) +

@@ -47,6 +47,14 @@ void write_timeline(std::ostream& out, const SimulationResult& result, const wor
     const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
     std::string name = task.name;
     std::string args = "\"task\":" + quoted(task.name);
+    // A compute kernel that ran longer than alone was stretched by communication beside it.
+    const long long stretched_ns = task.kind == TaskKind::compute
+                                       ? nanos(iv.end_s) - nanos(iv.start_s) - static_cast<long long>(task.duration_ns)
+                                       : 0;
+    if (stretched_ns > 0) {
+      name += " (stretched)";
+      args += ",\"isolated_ns\":" + std::to_string(task.duration_ns) + ",\"stretched_ns\":" + std::to_string(stretched_ns);
+    }
     if (task.kind != TaskKind::compute) {
       name = std::string(op_name(task)) + " " + std::to_string(task.bytes) + " B";
       args += ",\"op\":\"" + std::string(op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +

@@ -57,7 +57,7 @@ TEST_CASE("--set overrides keys, including ones the file does not have") {
 TEST_CASE("unknown keys are named with their line and the allowed keys") {
   const std::string top = error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nworklaod: {}\n");
   CHECK(top.find("job.yaml:3: unknown key 'worklaod'") == 0);
-  CHECK(top.find("allowed keys: platform, workload, communication, output") != std::string::npos);
+  CHECK(top.find("allowed keys: platform, workload, communication, slowdown, output") != std::string::npos);
   const std::string inner = error_of("platform:\n  preset: dgx-a100\n  nic_bandwidth: 1Gbps\nworkload: {trace: t.pb}\n");
   CHECK(inner.find("job.yaml:3: unknown key 'nic_bandwidth' in `platform`") == 0);
   CHECK(inner.find("nic_bw") != std::string::npos);

@@ -466,3 +466,51 @@ TEST_CASE("report.html renders in a headless browser without script errors") {
                " >/dev/null 2>&1").c_str());
   CHECK(std::filesystem::exists(shot));
 }
+
+namespace {
+
+// Rank 0 computes a 100 us kernel on one stream while its other stream, after 20 us, sends 5 MB
+// (50 us at 100 GB/s) to rank 1: the kernel overlaps communication from 20 to 70 us.
+std::string overlap_trace() {
+  return R"(
+templates { name: "r0" streams: "compute" streams: "comm"
+  tasks { id: 1 stream: 0 name: "gemm" category: GEMM compute { duration_ns: 100000 } }
+  tasks { id: 2 stream: 1 name: "wait" category: OTHER compute { duration_ns: 20000 } }
+  tasks { id: 3 stream: 1 name: "send" send { comm: "world" peer: 1 bytes: 5000000 } } }
+templates { name: "r1" streams: "s" tasks { id: 1 stream: 0 name: "recv" recv { comm: "world" peer: 0 bytes: 5000000 } } }
+ranks { first: 0 template_name: "r0" }
+ranks { first: 1 template_name: "r1" })";
+}
+
+} // namespace
+
+TEST_CASE("overlap slowdown by hand: a kernel runs at 1/(1+s) exactly while communication runs beside it") {
+  TempDir dir;
+  const std::string job = job_for(dir, overlap_trace());
+  // s = 1: 0-20 us at full speed (20 us of work), 20-70 us at half speed (25 us), the last 55 us
+  // at full speed again: the kernel ends at 125 us = (1 - r) T0 + r T0 (1 + s) with r = 0.25.
+  const json c = run_json("'" + job + "' --set slowdown.model=constant --set slowdown.factor=1");
+  CHECK(c["iteration_time_ns"] == 125000);
+  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(25e-6));
+  CHECK(c["overlap_slowdown"]["model"] == "constant");
+  // No model: the kernel takes its 100 us.
+  CHECK(run_json("'" + job + "'")["iteration_time_ns"] == 100000);
+  // The category model uses the kernel's category (gemm here).
+  const json g = run_json("'" + job + "' --set slowdown.model=category --set slowdown.gemm=3");
+  CHECK(g["iteration_time_ns"] == 20000 + 50000 + (100000 - 20000 - 12500));
+  // The text summary says what overlap cost; the timeline marks the stretched kernel.
+  const auto text = run_cli("run '" + job + "' -q --set slowdown.model=constant --set slowdown.factor=1 --out '" + (dir / "o") + "'");
+  CHECK(text.out.find("overlap slowdown: +0.012500 ms") != std::string::npos);  // mean over the two ranks
+  CHECK(slurp(dir / "o/timeline.json").find("\"gemm (stretched)\"") != std::string::npos);
+}
+
+TEST_CASE("slowdown settings: mistakes are named with their line") {
+  TempDir dir;
+  const std::string job = job_for(dir, overlap_trace());
+  CHECK(failure_of("'" + job + "' --set slowdown.model=magic").find("unknown slowdown model 'magic'") != std::string::npos);
+  CHECK(failure_of("'" + job + "' --set slowdown.model=constant").find("needs a `factor`") != std::string::npos);
+  CHECK(failure_of("'" + job + "' --set slowdown.model=constant --set slowdown.factor=-1").find("must not be negative") !=
+        std::string::npos);
+  CHECK(failure_of("'" + job + "' --set slowdown.model=category --set slowdown.gemmm=1").find("unknown key 'gemmm'") !=
+        std::string::npos);
+}
