@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev doctest-dev
+  libxgboost-dev
 )
 # CI also opens report.html in a headless browser (the test skips where chromium is absent).
 [ "${CI:-}" = "true" ] && packages+=(chromium)

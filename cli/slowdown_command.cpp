@@ -1,0 +1,100 @@
+#include "base/user_error.hpp"
+#include "cli/commands.hpp"
+#include "slowdown/cross_validation.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace echo::cli {
+
+namespace {
+
+struct SlowdownOptions {
+  std::vector<std::string> csv;
+  std::string out, model;
+  slowdown::TrainParams params;
+  int folds = 5;
+  double constant = 0.020;  // the documented median slowdown of overlapped kernels
+  bool json = false;
+};
+
+std::vector<slowdown::KernelRow> read_tables(const std::vector<std::string>& paths) {
+  std::vector<slowdown::KernelRow> rows;
+  for (const auto& p : paths) {
+    auto more = slowdown::read_kernel_table(p);
+    rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return rows;
+}
+
+std::string line(const char* label, const slowdown::Scores& s) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%-10s %9.3f %9.3f %9.3f %+13.2f%% %8zu\n", label, s.within_5, s.within_10, s.within_15,
+                100 * s.summed_error, s.kernels);
+  return buf;
+}
+
+std::string table(const slowdown::Scores& model, const slowdown::Scores& none, const slowdown::Scores& constant) {
+  return std::string("           within 5% within10% within15%  summed error  kernels\n") + line("model", model) +
+         line("none", none) + line("constant", constant);
+}
+
+nlohmann::ordered_json as_json(const slowdown::Scores& s) {
+  return {{"within_5", s.within_5}, {"within_10", s.within_10}, {"within_15", s.within_15},
+          {"summed_error", s.summed_error}, {"kernels", s.kernels}};
+}
+
+} // namespace
+
+Action add_slowdown_command(CLI::App& app) {
+  auto o = std::make_shared<SlowdownOptions>();
+  CLI::App* cmd = app.add_subcommand("slowdown", "Train and evaluate the XGBoost model of compute slowdown under overlap");
+  cmd->require_subcommand(1);
+  CLI::App* train = cmd->add_subcommand("train", "Train on measured kernels; print a k-fold cross-validation report");
+  train->add_option("--csv", o->csv, "Kernel tables (columns as in ../shared/data/slowdown)")->required()->take_all();
+  train->add_option("-o,--out", o->out, "Where to write the model (XGBoost JSON)")->required();
+  train->add_option("--rounds", o->params.rounds, "Boosting rounds (default 50)");
+  train->add_option("--depth", o->params.max_depth, "Tree depth (default 2)");
+  train->add_option("--eta", o->params.eta, "Learning rate (default 0.05)");
+  train->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
+  train->add_option("--constant", o->constant, "Factor of the constant baseline (default 0.02)");
+  CLI::App* eval = cmd->add_subcommand("eval", "Score a model on measured kernels, next to the none and constant baselines");
+  eval->add_option("--model", o->model, "XGBoost JSON model")->required();
+  eval->add_option("--csv", o->csv, "Kernel table")->required()->take_all();
+  eval->add_option("--constant", o->constant, "Factor of the constant baseline (default 0.02)");
+  eval->add_flag("--json", o->json, "Print one JSON object {model, none, constant}");
+  return [cmd, train, eval, o]() -> int {
+    if (!cmd->parsed())
+      return -1;
+    const auto rows = read_tables(o->csv);
+    const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
+    const auto constant = slowdown::score(rows, [&](std::size_t) { return o->constant; });
+    if (train->parsed()) {
+      const auto oof = slowdown::out_of_fold_slowdowns(rows, o->params, o->folds);
+      const auto cv = slowdown::score(rows, [&](std::size_t i) { return oof[i]; });
+      std::cout << o->folds << "-fold cross-validation on " << rows.size() << " kernels (scores on held-out folds):\n"
+                << table(cv, none, constant);
+      slowdown::XGBoostModel::train(rows, o->params).save(o->out);
+      std::cout << "model trained on all kernels: " << o->out << "\n";
+      return 0;
+    }
+    const auto model = slowdown::XGBoostModel::load(o->model);
+    std::vector<std::vector<float>> features;
+    for (const auto& r : rows)
+      features.push_back(r.features);
+    const auto s = model.predict(features);
+    const auto scored = slowdown::score(rows, [&](std::size_t i) { return s[i]; });
+    if (o->json)
+      std::cout << nlohmann::ordered_json{{"model", as_json(scored)}, {"none", as_json(none)}, {"constant", as_json(constant)}}.dump()
+                << "\n";
+    else
+      std::cout << table(scored, none, constant);
+    (void)eval;
+    return 0;
+  };
+}
+
+} // namespace echo::cli

@@ -1,0 +1,134 @@
+#include "slowdown/xgboost_model.hpp"
+
+#include "base/user_error.hpp"
+#include "slowdown/features.hpp"
+
+#include <xgboost/c_api.h>
+
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+namespace echo::slowdown {
+
+namespace {
+
+void check(int code, const char* what) {
+  if (code != 0)
+    throw std::runtime_error(std::string("xgboost: ") + what + ": " + XGBGetLastError());
+}
+
+// A DMatrix over rows of features, with their feature names.
+struct Matrix {
+  DMatrixHandle h = nullptr;
+  explicit Matrix(const std::vector<std::vector<float>>& rows) {
+    const std::size_t cols = feature_names().size();
+    std::vector<float> flat;
+    flat.reserve(rows.size() * cols);
+    for (const auto& r : rows)
+      flat.insert(flat.end(), r.begin(), r.end());
+    check(XGDMatrixCreateFromMat(flat.data(), rows.size(), cols, std::nanf(""), &h), "matrix");
+    std::vector<const char*> names;
+    for (const auto& n : feature_names())
+      names.push_back(n.c_str());
+    check(XGDMatrixSetStrFeatureInfo(h, "feature_name", names.data(), names.size()), "feature names");
+  }
+  ~Matrix() { XGDMatrixFree(h); }
+  Matrix(const Matrix&) = delete;
+};
+
+} // namespace
+
+XGBoostModel::XGBoostModel(XGBoostModel&& o) noexcept : booster_(std::exchange(o.booster_, nullptr)) {}
+XGBoostModel& XGBoostModel::operator=(XGBoostModel&& o) noexcept {
+  std::swap(booster_, o.booster_);
+  return *this;
+}
+XGBoostModel::~XGBoostModel() {
+  if (booster_ != nullptr)
+    XGBoosterFree(booster_);
+}
+
+XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const TrainParams& p) {
+  // The label is the measured slowdown s; the weight makes the fit minimise the relative error
+  // of the overlapped *duration*, (T0 (1 + r s) - M) / M = (s - s_measured) r T0 / M: kernels that
+  // overlapped for a sliver carry little (their s is mostly measurement noise).
+  std::vector<std::vector<float>> features;
+  std::vector<float> labels, weights;
+  for (const KernelRow& r : rows)
+    if (r.overlap_ratio > 0) {
+      features.push_back(r.features);
+      labels.push_back(static_cast<float>(measured_slowdown(r)));
+      const double w = r.overlap_ratio * r.isolated_ns / r.measured_ns;
+      weights.push_back(static_cast<float>(w * w));
+    }
+  if (features.empty())
+    throw UserError("", 0, "no kernel in the tables overlapped communication (overlap_ratio > 0)",
+                    "train on measurements of kernels that ran beside NCCL kernels");
+  Matrix m(features);
+  check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
+  check(XGDMatrixSetFloatInfo(m.h, "weight", weights.data(), weights.size()), "weights");
+  XGBoostModel model;
+  check(XGBoosterCreate(&m.h, 1, &model.booster_), "booster");
+  auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(model.booster_, k, v.c_str()), k); };
+  set("objective", "reg:pseudohubererror");
+  set("huber_slope", "0.1");
+  set("base_score", "0");  // start from "no slowdown", not XGBoost's 0.5
+  set("max_depth", std::to_string(p.max_depth));
+  set("eta", std::to_string(p.eta));
+  set("subsample", std::to_string(p.subsample));
+  set("min_child_weight", std::to_string(p.min_child_weight));
+  set("seed", std::to_string(p.seed));
+  set("nthread", "1");
+  set("verbosity", "0");
+  std::vector<const char*> names;
+  for (const auto& n : feature_names())
+    names.push_back(n.c_str());
+  check(XGBoosterSetStrFeatureInfo(model.booster_, "feature_name", names.data(), names.size()), "feature names");
+  for (int i = 0; i < p.rounds; ++i)
+    check(XGBoosterUpdateOneIter(model.booster_, i, m.h), "training");
+  return model;
+}
+
+XGBoostModel XGBoostModel::load(const std::string& path) {
+  std::ifstream probe(path);
+  if (!probe)
+    throw UserError(path, 0, "cannot read the model", "give a model.json written by `echo-des slowdown train`");
+  XGBoostModel model;
+  check(XGBoosterCreate(nullptr, 0, &model.booster_), "booster");
+  if (XGBoosterLoadModel(model.booster_, path.c_str()) != 0)
+    throw UserError(path, 0, std::string("not an XGBoost model: ") + XGBGetLastError(),
+                    "give an XGBoost JSON model (`echo-des slowdown train -o model.json`)");
+  bst_ulong n = 0;
+  const char** names = nullptr;
+  check(XGBoosterGetStrFeatureInfo(model.booster_, "feature_name", &n, &names), "feature names");
+  std::vector<std::string> have(names, names + n);
+  if (have != feature_names()) {
+    std::string list;
+    for (const auto& h : have)
+      list += (list.empty() ? "" : ", ") + h;
+    std::string want;
+    for (const auto& f : feature_names())
+      want += (want.empty() ? "" : ", ") + f;
+    throw UserError(path, 0, "the model's features are [" + list + "], not echo-des's",
+                    "train it on the columns " + want + " (in that order)");
+  }
+  return model;
+}
+
+void XGBoostModel::save(const std::string& path) const {
+  check(XGBoosterSaveModel(booster_, path.c_str()), "saving the model");
+}
+
+std::vector<double> XGBoostModel::predict(const std::vector<std::vector<float>>& features) const {
+  if (features.empty())
+    return {};
+  Matrix m(features);
+  bst_ulong len = 0;
+  const float* out = nullptr;
+  check(XGBoosterPredict(booster_, m.h, 0, 0, 0, &len, &out), "prediction");
+  return std::vector<double>(out, out + len);
+}
+
+} // namespace echo::slowdown

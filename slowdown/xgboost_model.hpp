@@ -1,0 +1,47 @@
+#pragma once
+// XGBoostModel: a gradient-boosted-trees slowdown predictor (Debian's libxgboost, C API). It
+// learns a kernel's slowdown s from its features (features.hpp) over the kernels that overlapped
+// communication, and is kept as XGBoost JSON, feature names included, so that models trained by
+// other tools on the same column names load too (a model with other names is refused).
+#include "slowdown/kernel_table.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::slowdown {
+
+// Defaults chosen by 5-fold cross-validation on ../shared/data/slowdown (see README): small
+// trees and few rounds; more of either fits the noise of 199 overlapped kernels.
+struct TrainParams {
+  int rounds = 50;         // boosting rounds
+  int max_depth = 2;
+  double eta = 0.05;       // learning rate
+  double subsample = 0.8;
+  double min_child_weight = 2;
+  std::uint64_t seed = 7;
+};
+
+class XGBoostModel {
+public:
+  // Trains on the rows that overlapped communication. Single-threaded and seeded: the same rows
+  // give the same model.
+  static XGBoostModel train(const std::vector<KernelRow>& rows, const TrainParams& params);
+  // Throws UserError when the file is not an XGBoost JSON model or has other feature names.
+  static XGBoostModel load(const std::string& path);
+  void save(const std::string& path) const;
+
+  // Predicted slowdown per row (features only are read).
+  std::vector<double> predict(const std::vector<std::vector<float>>& features) const;
+
+  XGBoostModel(XGBoostModel&&) noexcept;
+  XGBoostModel& operator=(XGBoostModel&&) noexcept;
+  XGBoostModel(const XGBoostModel&) = delete;
+  ~XGBoostModel();
+
+private:
+  XGBoostModel() = default;
+  void* booster_ = nullptr;
+};
+
+} // namespace echo::slowdown

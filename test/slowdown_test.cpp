@@ -1,0 +1,126 @@
+// Slowdown predictors, the kernel tables they learn from, and the XGBoost model.
+#include "base/user_error.hpp"
+#include "slowdown/cross_validation.hpp"
+#include "slowdown/evaluation.hpp"
+#include "slowdown/features.hpp"
+#include "slowdown/predictor.hpp"
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace echo;
+using echo::test::TempDir;
+
+namespace {
+
+const std::string kHeader =
+    "kShortName,ground_truth,duration,overlap_ratio,Compute throughput,SM,Memory throughput,DRAM throughput,"
+    "Achieved occupancy,Maximum occupancy,L1 hit rate,L2 hit rate\n";
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Kernels whose slowdown is 0.5 when memory-bound (Memory throughput > 50) and 0 otherwise.
+std::string synthetic_table(int n) {
+  std::string t = kHeader;
+  for (int i = 0; i < n; ++i) {
+    const double mem = (i % 10) * 10.0, r = 0.5 + 0.05 * (i % 5), t0 = 10000 + 100.0 * i;
+    const double s = mem > 50 ? 0.5 : 0.0;
+    t += "\"k" + std::to_string(i) + "\"," + std::to_string(t0) + "," + std::to_string((1 - r) * t0 + r * t0 * (1 + s)) + "," +
+         std::to_string(r) + ",30,108," + std::to_string(mem) + "," + std::to_string(mem) + ",50,100,10,40\n";
+  }
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("predictors: none, constant, category with defaults and overrides") {
+  CHECK(slowdown::make_none()->slowdown({"gemm", 1e-3}) == 0.0);
+  CHECK(slowdown::make_none()->is_none());
+  CHECK(slowdown::make_constant(0.3)->slowdown({"elementwise", 1e-3}) == 0.3);
+  const auto category = slowdown::make_category({{"gemm", 0.25}});
+  CHECK(category->slowdown({"gemm", 1e-3}) == 0.25);
+  CHECK(category->slowdown({"normalization", 1e-3}) == slowdown::category_defaults().at("normalization"));
+  CHECK(category->slowdown({"unspecified", 1e-3}) == slowdown::category_defaults().at("other"));
+}
+
+TEST_CASE("kernel tables: quoted fields, and what is wrong with a bad one") {
+  TempDir dir;
+  const auto rows = slowdown::read_kernel_table(dir.file("t.csv", kHeader + "\"a, \"\"b\"\"\",1000,1200,0.5,1,2,3,4,5,6,7,8\n"));
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].name == "a, \"b\"");
+  CHECK(slowdown::measured_slowdown(rows[0]) == doctest::Approx(0.4));
+  CHECK(rows[0].features.size() == slowdown::feature_names().size());
+  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("m.csv", "ground_truth,duration,overlap_ratio\n1,2,0\n")); })
+            .find("no column 'Compute throughput'") != std::string::npos);
+  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("z.csv", kHeader + "a,0,1200,0.5,1,2,3,4,5,6,7,8\n")); })
+            .find("z.csv:2: a kernel duration must be positive") != std::string::npos);
+  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("n.csv", kHeader + "a,1000,12x0,0.5,1,2,3,4,5,6,7,8\n")); })
+            .find("'12x0', not a number") != std::string::npos);
+}
+
+TEST_CASE("scores: shares within 5/10/15% and the summed error, over overlapped kernels only") {
+  std::vector<slowdown::KernelRow> rows(3);
+  rows[0] = {"a", 100, 110, 1.0, {}};  // s = 0.1
+  rows[1] = {"b", 100, 150, 1.0, {}};  // s = 0.5
+  rows[2] = {"c", 100, 500, 0.0, {}};  // did not overlap: not scored
+  const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
+  CHECK(none.kernels == 2);
+  CHECK(none.within_10 == doctest::Approx(0.5));  // 100 vs 110 is 9.1% off
+  CHECK(none.within_5 == 0.0);
+  CHECK(none.summed_error == doctest::Approx((200.0 - 260.0) / 260.0));
+}
+
+TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads it, refuses foreign models") {
+  TempDir dir;
+  const auto rows = slowdown::read_kernel_table(dir.file("s.csv", synthetic_table(200)));
+  const auto model = slowdown::XGBoostModel::train(rows, {200, 3, 0.3, 1.0, 1, 7});
+  std::vector<std::vector<float>> features;
+  for (const auto& r : rows)
+    features.push_back(r.features);
+  const auto s = model.predict(features);
+  CHECK(slowdown::score(rows, [&](std::size_t i) { return s[i]; }).within_5 > 0.95);
+  CHECK(slowdown::score(rows, [](std::size_t) { return 0.0; }).within_5 <= 0.6);  // the 40% slowed are missed
+  model.save(dir / "m.json");
+  const auto loaded = slowdown::XGBoostModel::load(dir / "m.json");
+  CHECK(loaded.predict(features) == s);
+  // Cross-validation predicts every overlapped row from a model that did not see it.
+  const auto oof = slowdown::out_of_fold_slowdowns(rows, {200, 3, 0.3, 1.0, 1, 7}, 5);
+  CHECK(slowdown::score(rows, [&](std::size_t i) { return oof[i]; }).within_5 >= 0.8);
+
+  CHECK(error_of([&] { slowdown::XGBoostModel::load(dir.file("x.json", "{\"not\": \"a model\"}")); })
+            .find("not an XGBoost model") != std::string::npos);
+  std::string text = echo::test::slurp(dir / "m.json");
+  for (std::size_t at = text.find("\"ground_truth\""); at != std::string::npos; at = text.find("\"ground_truth\"", at))
+    text.replace(at, 14, "\"isolated_ns\"");
+  CHECK(error_of([&] { slowdown::XGBoostModel::load(dir.file("other.json", text)); }).find("the model's features are [isolated_ns") !=
+        std::string::npos);
+}
+
+TEST_CASE("slowdown train and eval on the command line, eval --json as one object") {
+  TempDir dir;
+  const std::string csv = dir.file("s.csv", synthetic_table(100));
+  const auto t = echo::test::run_cli("slowdown train --csv '" + csv + "' -o '" + (dir / "m.json") + "' --folds 4");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("4-fold cross-validation on 100 kernels") != std::string::npos);
+  const auto e = echo::test::run_cli("slowdown eval --model '" + (dir / "m.json") + "' --csv '" + csv + "' --json");
+  REQUIRE(e.code == 0);
+  const auto j = nlohmann::json::parse(e.out);
+  for (const char* k : {"model", "none", "constant"})
+    for (const char* f : {"within_5", "within_10", "within_15", "summed_error", "kernels"})
+      CHECK(j[k].contains(f));
+  CHECK(e.out.rfind("{\"model\":", 0) == 0);
+  CHECK(echo::test::run_cli("slowdown eval --model '" + csv + "' --csv '" + csv + "'").code == 2);
+  CHECK(echo::test::run_cli("slowdown train --csv '" + csv + "' -o '" + (dir / "x.json") + "' --folds 1").code == 2);
+}
