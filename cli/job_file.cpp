@@ -80,19 +80,28 @@ double number(const YAML::Node& node, const std::string& key, const std::string&
   return v;
 }
 
-core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& file) {
+core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& file, const std::string& base_dir) {
   core::SlowdownSpec spec;
   if (!section)
     return spec;
-  std::vector<std::string> allowed = {"model", "factor"};
+  std::vector<std::string> allowed = {"model", "factor", "file"};
   for (const auto& c : slowdown::category_names())
     allowed.push_back(c);
   check_keys(section, "slowdown", allowed, file);
   if (section["model"])
     spec.model = scalar(section["model"], "model", file);
-  if (spec.model != "none" && spec.model != "constant" && spec.model != "category")
+  if (spec.model != "none" && spec.model != "constant" && spec.model != "category" && spec.model != "xgboost")
     throw UserError(file, line_of(section["model"]), "unknown slowdown model '" + spec.model + "'",
-                    "use none, constant (with `factor`) or category (optional per-category factors)");
+                    "use none, constant (with `factor`), category (optional per-category factors) or xgboost "
+                    "(with `file`)");
+  if (section["file"]) {
+    if (spec.model != "xgboost")
+      throw UserError(file, line_of(section["file"]), "`file` belongs to the xgboost model", "write `model: xgboost`");
+    spec.file = resolve(scalar(section["file"], "file", file), base_dir);
+  } else if (spec.model == "xgboost") {
+    throw UserError(file, line_of(section), "the xgboost slowdown model needs a `file`",
+                    "train one with `echo-des slowdown train` and write `file: model.json`");
+  }
   if (section["factor"]) {
     if (spec.model != "constant")
       throw UserError(file, line_of(section["factor"]), "`factor` belongs to the constant model", "write `model: constant`");
@@ -218,7 +227,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   }
   apply_nccl_environment(job.communication);
 
-  job.slowdown = read_slowdown(require_map(root, "slowdown", shown_name, false), shown_name);
+  job.slowdown = read_slowdown(require_map(root, "slowdown", shown_name, false), shown_name, base_dir);
 
   const YAML::Node output = require_map(root, "output", shown_name, false);
   check_keys(output, "output", {"dir", "timeline"}, shown_name);

@@ -25,7 +25,8 @@ struct CommunicationSpec {
 
 // Compute slowdown under overlap (slowdown/predictor.hpp): the model and its parameters.
 struct SlowdownSpec {
-  std::string model = "none";                // none | constant | category
+  std::string model = "none";                // none | constant | category | xgboost
+  std::string file;                          // xgboost: the model (XGBoost JSON)
   double factor = 0.0;                       // constant
   std::map<std::string, double> categories;  // category: overrides of the defaults
 };

@@ -5,6 +5,7 @@
 #include "core/critical_path.hpp"
 #include "core/collective_timing.hpp"
 #include "core/engine_setup.hpp"
+#include "core/kernel_features.hpp"
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
 #include "workloads/trace_reader.hpp"
@@ -50,6 +51,7 @@ Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Wor
   impl_->communication = std::move(communication);
   impl_->slowdown = slowdown.model == "constant"   ? slowdown::make_constant(slowdown.factor)
                     : slowdown.model == "category" ? slowdown::make_category(slowdown.categories)
+                    : slowdown.model == "xgboost"  ? slowdown::make_xgboost(slowdown.file)
                                                    : slowdown::make_none();
   impl_->workload = std::move(workload);
   impl_->engine = make_engine(impl_->workload.rank_count());
@@ -91,6 +93,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   state.mutex = sg4::Mutex::create();
   state.record = record_intervals;
   state.slowdown = impl_->slowdown.get();
+  if (!impl_->slowdown->is_none())
+    state.slowdown_of_task = slowdowns_by_task(w.programs, *impl_->slowdown);
 
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
     const workloads::RankProgram& program = w.program(r);

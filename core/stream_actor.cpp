@@ -78,7 +78,7 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
   const std::uint32_t index = program.stream_order[stream_][pos];
   const ProgramTask& task = program.tasks[index];
   const double isolated_s = static_cast<double>(task.duration_ns) * 1e-9;
-  const double s = state_->slowdown->slowdown({category_name(task.category), isolated_s});
+  const double s = state_->slowdown_of_task[state_->workload->program_of_rank[rank_]][index];
   const double start_s = sg4::Engine::get_clock();
   rt.begin_compute(start_s);
   // Work left, in seconds at full speed; the rate changes whenever communication starts or stops.

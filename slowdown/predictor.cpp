@@ -1,5 +1,9 @@
 #include "slowdown/predictor.hpp"
 
+#include "slowdown/features.hpp"
+#include "slowdown/xgboost_model.hpp"
+
+#include <cmath>
 #include <vector>
 
 namespace echo::slowdown {
@@ -55,7 +59,31 @@ const std::map<std::string, double>& category_defaults() {
   return table;
 }
 
+class XGBoostSlowdown final : public Predictor {
+public:
+  explicit XGBoostSlowdown(XGBoostModel model) : model_(std::move(model)) {}
+  std::string name() const override { return "xgboost"; }
+  double slowdown(const Kernel& k) const override { return slowdowns({k}).front(); }
+  std::vector<double> slowdowns(const std::vector<Kernel>& kernels) const override {
+    std::vector<std::vector<float>> rows;
+    for (const Kernel& k : kernels) {
+      std::vector<float> f = k.features;
+      if (f.empty())
+        f.assign(feature_names().size(), std::nanf(""));
+      f[0] = static_cast<float>(k.duration_s * 1e9);  // ground_truth: the isolated duration in ns
+      rows.push_back(std::move(f));
+    }
+    return model_.predict(rows);
+  }
+
+private:
+  XGBoostModel model_;
+};
+
 std::unique_ptr<Predictor> make_none() { return std::make_unique<NoSlowdown>(); }
+std::unique_ptr<Predictor> make_xgboost(const std::string& path) {
+  return std::make_unique<XGBoostSlowdown>(XGBoostModel::load(path));
+}
 std::unique_ptr<Predictor> make_constant(double s) { return std::make_unique<ConstantSlowdown>(s); }
 
 std::unique_ptr<Predictor> make_category(const std::map<std::string, double>& overrides) {

@@ -21,6 +21,7 @@ namespace echo::slowdown {
 struct Kernel {
   std::string_view category;  // "gemm", ... as trace categories are named in lower case
   double duration_s = 0.0;    // isolated
+  std::vector<float> features;  // in feature_names() order (NaN where unknown); empty: none known
 };
 
 class Predictor {
@@ -28,6 +29,14 @@ public:
   virtual ~Predictor() = default;
   virtual std::string name() const = 0;
   virtual double slowdown(const Kernel& kernel) const = 0;
+  // Many kernels at once (one call into a model per program, not per kernel).
+  virtual std::vector<double> slowdowns(const std::vector<Kernel>& kernels) const {
+    std::vector<double> out;
+    out.reserve(kernels.size());
+    for (const Kernel& k : kernels)
+      out.push_back(slowdown(k));
+    return out;
+  }
   // True when every kernel's slowdown is zero: the engine can skip tracking overlap.
   virtual bool is_none() const { return false; }
 };
@@ -36,6 +45,8 @@ std::unique_ptr<Predictor> make_none();
 std::unique_ptr<Predictor> make_constant(double s);
 // `overrides` replaces defaults category by category.
 std::unique_ptr<Predictor> make_category(const std::map<std::string, double>& overrides);
+// An XGBoost model file (xgboost_model.hpp); UserError when it cannot be used.
+std::unique_ptr<Predictor> make_xgboost(const std::string& path);
 
 // The per-category slowdowns the `category` model starts from: the median measured slowdown of
 // the overlapped kernels of each category in ../shared/data/slowdown/a100-overlap-train.csv

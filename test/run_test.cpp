@@ -514,3 +514,31 @@ TEST_CASE("slowdown settings: mistakes are named with their line") {
   CHECK(failure_of("'" + job + "' --set slowdown.model=category --set slowdown.gemmm=1").find("unknown key 'gemmm'") !=
         std::string::npos);
 }
+
+TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics") {
+  TempDir dir;
+  // Train on kernels that slow down by 0.5 when memory-bound (memory throughput > 50%).
+  std::string csv =
+      "kShortName,ground_truth,duration,overlap_ratio,Compute throughput,SM,Memory throughput,DRAM throughput,"
+      "Achieved occupancy,Maximum occupancy,L1 hit rate,L2 hit rate\n";
+  for (int i = 0; i < 200; ++i) {
+    const double mem = (i % 10) * 10.0, t0 = 10000 + 100.0 * i, s = mem > 50 ? 0.5 : 0.0;
+    csv += "k," + std::to_string(t0) + "," + std::to_string(0.5 * t0 + 0.5 * t0 * (1 + s)) + ",0.5,30,108," +
+           std::to_string(mem) + "," + std::to_string(mem) + ",50,100,10,40\n";
+  }
+  REQUIRE(run_cli("slowdown train --csv '" + dir.file("k.csv", csv) + "' -o '" + (dir / "m.json") + "' --rounds 200 --depth 3").code ==
+          0);
+  std::string trace = overlap_trace();
+  const std::string plain = "compute { duration_ns: 100000 }";
+  trace.replace(trace.find(plain), plain.size(),
+                "compute { duration_ns: 100000 metrics { compute_throughput: 30 memory_throughput: 80 dram_throughput: 80 "
+                "achieved_occupancy: 50 max_occupancy: 100 l1_hit_rate: 10 l2_hit_rate: 40 } }");
+  const std::string job = job_for(dir, trace);
+  const json j = run_json("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'");
+  // s = 0.5: 20 us at full speed, 50 us at 2/3 speed (33.3 us of work), then 46.7 us: 116.7 us.
+  CHECK(j["iteration_time_s"].get<double>() == doctest::Approx(116.67e-6).epsilon(0.02));
+  CHECK(j["overlap_slowdown"]["model"] == "xgboost");
+  CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost").find("needs a `file`") != std::string::npos);
+  CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + dir.file("bad.json", "{}") + "'")
+            .find("not an XGBoost model") != std::string::npos);
+}

@@ -51,6 +51,10 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
     case trace::Task::kCompute:
       task.kind = TaskKind::compute;
       task.duration_ns = t.compute().duration_ns();
+      if (t.compute().has_metrics()) {
+        task.metrics = static_cast<std::uint32_t>(p.metrics.size());
+        p.metrics.push_back(t.compute().metrics());
+      }
       break;
     case trace::Task::kCollective: {
       const auto& c = t.collective();

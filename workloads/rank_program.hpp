@@ -19,6 +19,8 @@ struct StreamPosition {
   std::uint32_t position;  // index in that stream's order
 };
 
+inline constexpr std::uint32_t kNoMetrics = ~0u;
+
 struct ProgramTask {
   TaskKind kind = TaskKind::compute;
   trace::Category category = trace::CATEGORY_UNSPECIFIED;
@@ -32,6 +34,7 @@ struct ProgramTask {
   std::uint64_t bytes = 0;
   std::uint32_t waits_begin = 0, waits_end = 0;  // cross-stream waits, range in RankProgram::waits
   bool observed = false;          // a task on another stream waits for this one
+  std::uint32_t metrics = kNoMetrics;  // compute: index into RankProgram::metrics, if traced
   std::string name;
 };
 
@@ -41,6 +44,7 @@ struct RankProgram {
   std::vector<ProgramTask> tasks;                      // template order
   std::vector<std::vector<std::uint32_t>> stream_order;  // per stream: task indices in run order
   std::vector<StreamPosition> waits;
+  std::vector<trace::KernelMetrics> metrics;          // of the compute kernels that have them
 
   std::size_t task_count() const { return tasks.size(); }
 };
