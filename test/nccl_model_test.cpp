@@ -11,6 +11,7 @@
 #include "examples/custom_algorithm/halving_doubling.hpp"
 #include "support/calls.hpp"
 #include "support/fake_platform.hpp"
+#include "support/user_errors.hpp"
 
 #include <doctest/doctest.h>
 
@@ -37,15 +38,6 @@ test::FakePlatform h100(std::uint32_t nodes) {
   p.intra_Bps = 370.8e9;
   p.nic_Bps = 50e9;
   return p;
-}
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 } // namespace
@@ -80,13 +72,13 @@ TEST_CASE("NCCL_ALGO lists: only, all but, per function, case-insensitive") {
 
 TEST_CASE("bad NCCL_ALGO / NCCL_PROTO lists name the origin and the valid names") {
   NcclSelection s;
-  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("unknown algorithm 'star'") != std::string::npos);
-  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("Tree, Ring, CollNetDirect") != std::string::npos);
-  CHECK(error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("--algo") != std::string::npos);
-  CHECK(error_of([&] { s.restrict_algorithms("ring;tree", "x"); }).find("needs a function prefix") != std::string::npos);
-  CHECK(error_of([&] { s.restrict_algorithms("allscatter:ring", "x"); }).find("unknown function 'allscatter'") !=
+  CHECK(echo::test::user_error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("unknown algorithm 'star'") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("Tree, Ring, CollNetDirect") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { s.restrict_algorithms("ring,star", "--algo"); }).find("--algo") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { s.restrict_algorithms("ring;tree", "x"); }).find("needs a function prefix") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { s.restrict_algorithms("allscatter:ring", "x"); }).find("unknown function 'allscatter'") !=
         std::string::npos);
-  CHECK(error_of([&] { s.restrict_protocols("LL256", "x"); }).find("LL, LL128, Simple") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { s.restrict_protocols("LL256", "x"); }).find("LL, LL128, Simple") != std::string::npos);
   // A researcher's algorithm is a valid name once registered, and named per op.
   s.restrict_algorithms("ring;allreduce:halving", "x", {"halving"});
   CHECK(s.extra_algorithms_for(Op::all_reduce) == std::vector<std::string>{"halving"});
@@ -159,7 +151,7 @@ TEST_CASE("a forced algorithm that cannot run says why, for each candidate") {
   NcclSelection nvls;
   nvls.restrict_algorithms("nvls", "--algo");
   const CollectiveModel model(platform, registry, nvls, {});
-  const std::string e = error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 8)); });
+  const std::string e = echo::test::user_error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 8)); });
   CHECK(e.find("no allowed algorithm") != std::string::npos);
   CHECK(e.find("NVLS/Simple: NVLS needs NVLink SHARP") != std::string::npos);
 }
@@ -179,9 +171,9 @@ TEST_CASE("calibration from platform properties, and what it changes") {
   CHECK(b.costs.hop(platforms::LinkKind::nvlink) == doctest::Approx(a.costs.hop(platforms::LinkKind::nvlink) + 2e-6));
 
   platform.properties["nccl.efficiency.net"] = "1.5";
-  CHECK(error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.net") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.net") != std::string::npos);
   platform.properties["nccl.efficiency.net"] = "fast";
-  CHECK(error_of([&] { calibration_of(platform, "p.xml"); }).find("out of range") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("out of range") != std::string::npos);
 }
 
 TEST_CASE("an uncontended collective takes the same time in `analytic` and `steps`") {
@@ -210,7 +202,7 @@ TEST_CASE("a researcher's algorithm runs where the algorithm list names it, and 
   const CollectiveModel model(platform, registry, selection, {});
   CHECK(model.plan(call_of(Op::all_reduce, 1 << 20, 8)).algorithm_name == "HalvingDoubling");
   CHECK(model.plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name == "Ring");
-  const std::string e = error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 6)); });
+  const std::string e = echo::test::user_error_of([&] { model.plan(call_of(Op::all_reduce, 1 << 20, 6)); });
   CHECK(e.find("HalvingDoubling needs a power-of-two number of ranks") != std::string::npos);
   // Without the list naming it, NCCL's own choice stands.
   const CollectiveModel plain(platform, registry, {}, {});

@@ -6,6 +6,7 @@
 #include "slowdown/predictor.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
+#include "support/user_errors.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -20,15 +21,6 @@ namespace {
 const std::string kHeader =
     "kShortName,ground_truth,duration,overlap_ratio,Compute throughput,SM,Memory throughput,DRAM throughput,"
     "Achieved occupancy,Maximum occupancy,L1 hit rate,L2 hit rate\n";
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Kernels whose slowdown is 0.5 when memory-bound (Memory throughput > 50) and 0 otherwise.
 std::string synthetic_table(int n) {
@@ -61,11 +53,11 @@ TEST_CASE("kernel tables: quoted fields, and what is wrong with a bad one") {
   CHECK(rows[0].name == "a, \"b\"");
   CHECK(slowdown::measured_slowdown(rows[0]) == doctest::Approx(0.4));
   CHECK(rows[0].features.size() == slowdown::feature_names().size());
-  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("m.csv", "ground_truth,duration,overlap_ratio\n1,2,0\n")); })
+  CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("m.csv", "ground_truth,duration,overlap_ratio\n1,2,0\n")); })
             .find("no column 'Compute throughput'") != std::string::npos);
-  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("z.csv", kHeader + "a,0,1200,0.5,1,2,3,4,5,6,7,8\n")); })
+  CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("z.csv", kHeader + "a,0,1200,0.5,1,2,3,4,5,6,7,8\n")); })
             .find("z.csv:2: a kernel duration must be positive") != std::string::npos);
-  CHECK(error_of([&] { slowdown::read_kernel_table(dir.file("n.csv", kHeader + "a,1000,12x0,0.5,1,2,3,4,5,6,7,8\n")); })
+  CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("n.csv", kHeader + "a,1000,12x0,0.5,1,2,3,4,5,6,7,8\n")); })
             .find("'12x0', not a number") != std::string::npos);
 }
 
@@ -98,12 +90,12 @@ TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads
   const auto oof = slowdown::out_of_fold_slowdowns(rows, {200, 3, 0.3, 1.0, 1, 7}, 5);
   CHECK(slowdown::score(rows, [&](std::size_t i) { return oof[i]; }).within_5 >= 0.8);
 
-  CHECK(error_of([&] { slowdown::XGBoostModel::load(dir.file("x.json", "{\"not\": \"a model\"}")); })
+  CHECK(echo::test::user_error_of([&] { slowdown::XGBoostModel::load(dir.file("x.json", "{\"not\": \"a model\"}")); })
             .find("not an XGBoost model") != std::string::npos);
   std::string text = echo::test::slurp(dir / "m.json");
   for (std::size_t at = text.find("\"ground_truth\""); at != std::string::npos; at = text.find("\"ground_truth\"", at))
     text.replace(at, 14, "\"isolated_ns\"");
-  CHECK(error_of([&] { slowdown::XGBoostModel::load(dir.file("other.json", text)); }).find("the model's features are [isolated_ns") !=
+  CHECK(echo::test::user_error_of([&] { slowdown::XGBoostModel::load(dir.file("other.json", text)); }).find("the model's features are [isolated_ns") !=
         std::string::npos);
 }
 
