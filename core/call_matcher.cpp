@@ -51,6 +51,8 @@ std::shared_ptr<const CallMatcher::StepLinks> CallMatcher::links_of(const collec
                                                                     const std::vector<std::uint32_t>& gpus) const {
   auto links = std::make_shared<StepLinks>();
   std::map<std::uint32_t, std::vector<LinkLoad::LinkId>> nics_of_node;  // the NICs the members use
+  for (std::uint32_t gpu : gpus)
+    links->gpu_on_nic[platform_.node_of(gpu)].emplace(platform_.nic_of(gpu), gpu);
   for (std::uint32_t gpu : gpus) {
     auto& nics = nics_of_node[platform_.node_of(gpu)];
     const LinkLoad::LinkId id = LinkLoad::nic(platform_.node_of(gpu), platform_.nic_of(gpu));
@@ -119,14 +121,10 @@ void CallMatcher::run_as_flows(Call& call, std::uint32_t step, double start_s, d
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   const std::uint32_t a = platform_.node_of(from), b = platform_.node_of(to);
   if (a != b) {
-    for (std::uint32_t g : call.ranks)
-      if (platform_.node_of(g) == a)
-        for (std::uint32_t h : call.ranks)
-          if (platform_.node_of(h) == b && platform_.nic_of(h) == platform_.nic_of(g) &&
-              std::none_of(pairs.begin(), pairs.end(), [&](const auto& p) { return platform_.nic_of(p.first) == platform_.nic_of(g); })) {
-            pairs.emplace_back(g, h);
-            break;
-          }
+    const auto& there = call.links->gpu_on_nic.at(b);
+    for (const auto& [nic, g] : call.links->gpu_on_nic.at(a))
+      if (auto it = there.find(nic); it != there.end())
+        pairs.emplace_back(g, it->second);
   }
   if (pairs.empty())
     pairs.emplace_back(from, to);

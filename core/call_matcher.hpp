@@ -74,6 +74,9 @@ private:
   struct StepLinks {
     std::vector<std::uint32_t> begin;
     std::vector<LinkLoad::LinkId> ids, distinct;
+    // `flow`: per node, the call's first GPU on each NIC of that node (NIC index -> GPU), for
+    // laying a step across nodes out on the rails.
+    std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>> gpu_on_nic;
   };
   struct Call {
     LinkLoad::CallId id = 0;
