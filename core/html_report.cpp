@@ -43,18 +43,41 @@ json breakdown_bars(const SimulationResult& r) {
   return bars;
 }
 
+// The ranks the timeline shows: one data-parallel replica across all pipeline stages when the
+// trace names its communicator slots `dp` (and `tp`): the ranks that are member 0 of their dp
+// communicator — and, when that is more than fits, also of their tp communicator, one rank per
+// stage. Otherwise the first ranks.
+std::vector<std::uint32_t> timeline_ranks(const workloads::Workload& w) {
+  auto first_members = [&](const std::vector<const char*>& names) {
+    std::vector<std::uint32_t> slots, ranks;
+    for (const char* name : names)
+      if (auto it = std::find(w.slots.begin(), w.slots.end(), name); it != w.slots.end())
+        slots.push_back(static_cast<std::uint32_t>(it - w.slots.begin()));
+    for (std::uint32_t r = 0; r < w.rank_count(); ++r)
+      if (std::all_of(slots.begin(), slots.end(),
+                      [&](std::uint32_t s) { return w.communicator(r, s) < 0 || w.member_index(r, s) == 0; }))
+        ranks.push_back(r);
+    return ranks;
+  };
+  std::vector<std::uint32_t> ranks = first_members({"dp"});
+  if (ranks.size() > kTimelineRanks)
+    ranks = first_members({"dp", "tp"});
+  if (ranks.size() > kTimelineRanks)
+    ranks.resize(kTimelineRanks);
+  return ranks;
+}
+
 json timeline(const SimulationResult& r, const workloads::Workload& w) {
   json rows = json::array(), items = json::array(), names = json::array();
   std::map<std::string, std::size_t> name_index;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> row_of;
-  const std::uint32_t ranks = std::min(kTimelineRanks, w.rank_count());
-  for (std::uint32_t rank = 0; rank < ranks; ++rank)
+  for (std::uint32_t rank : timeline_ranks(w))
     for (std::uint32_t s = 0; s < w.program(rank).streams.size(); ++s) {
       row_of[{rank, s}] = rows.size();
       rows.push_back("rank " + std::to_string(rank) + " / " + w.program(rank).streams[s]);
     }
   for (const Interval& iv : r.intervals) {
-    if (iv.rank >= ranks || items.size() >= kMaxTimelineItems)
+    if (!row_of.contains({iv.rank, iv.stream}) || items.size() >= kMaxTimelineItems)
       continue;
     const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];
     std::string label = t.name;
@@ -151,7 +174,7 @@ svg.innerHTML=s;
 // Gantt.
 const T=D.timeline,cv=document.getElementById('gantt'),ctx=cv.getContext('2d'),rowH=18,left=150;
 cv.height=Math.max(60,T.rows.length*rowH+20);
-document.getElementById('tlnote').textContent='(first '+T.rows.length+' streams'+(T.truncated?', truncated':'')+')';
+document.getElementById('tlnote').textContent='('+T.rows.length+' streams: '+D.slice+(T.truncated?', truncated':'')+')';
 let t0=0,t1=Math.max(D.iteration_us,1e-3);
 const crit=D.critical.path;
 function draw(){ctx.clearRect(0,0,cv.width,cv.height);const sc=(cv.width-left)/(t1-t0);
@@ -200,6 +223,9 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
                {"slots", r.slots},
                {"bars", breakdown_bars(r)},
                {"timeline", timeline(r, w)},
+               {"slice", std::find(w.slots.begin(), w.slots.end(), "dp") != w.slots.end()
+                             ? "one data-parallel replica, one rank per stage"
+                             : "the first ranks"},
                {"critical", critical(r)},
                {"collectives", collectives(r)}};
   // Inside <script>, "</" would end the element: escape it.

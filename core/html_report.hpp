@@ -5,7 +5,8 @@
 // path's top contributors, and the collectives that took longest with how NCCL ran them.
 //
 // Sizes stay bounded for any run: at most kMaxBars bars (ranks are grouped beyond), a timeline of
-// the first kTimelineRanks ranks and at most kMaxTimelineItems intervals.
+// at most kTimelineRanks ranks (one data-parallel replica across the pipeline stages when the
+// trace names its slots dp / tp, else the first ranks) and at most kMaxTimelineItems intervals.
 #include "core/simulation_result.hpp"
 #include "workloads/workload.hpp"
 
