@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace echo::core {
 
@@ -76,14 +77,23 @@ json timeline(const SimulationResult& r, const workloads::Workload& w) {
       row_of[{rank, s}] = rows.size();
       rows.push_back("rank " + std::to_string(rank) + " / " + w.program(rank).streams[s]);
     }
+  // How NCCL ran each collective, for the hover text.
+  std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> choice;
+  for (const CollectiveStat& c : r.collective_stats)
+    choice[{c.communicator, c.op, c.bytes}] = c.choice;
   for (const Interval& iv : r.intervals) {
     if (!row_of.contains({iv.rank, iv.stream}) || items.size() >= kMaxTimelineItems)
       continue;
     const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];
     std::string label = t.name;
-    if (t.kind != TaskKind::compute)
-      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B" +
-               (t.kind == TaskKind::collective ? ", " + w.communicators[iv.comm].name : "") + ")";
+    if (t.kind == TaskKind::collective) {
+      const std::string& comm = w.communicators[iv.comm].name;
+      auto it = choice.find({comm, std::string(op_name(t)), t.bytes});
+      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B, " + comm +
+               (it != choice.end() ? ", " + it->second : "") + ")";
+    } else if (t.kind != TaskKind::compute) {
+      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B)";
+    }
     auto [it, fresh] = name_index.emplace(label, names.size());
     if (fresh)
       names.push_back(label);
