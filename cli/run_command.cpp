@@ -54,7 +54,8 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     if (!opts->quiet) {
       std::cerr << core::simulation_stats_line(result) << "\n";
       if (!job.out_dir.empty())
-        std::cerr << "outputs: " << job.out_dir << "/summary.json" << (job.timeline ? ", timeline.json (open it in ui.perfetto.dev)" : "")
+        std::cerr << "outputs: " << job.out_dir << "/summary.json, report.html"
+                  << (job.timeline ? ", timeline.json (open it in ui.perfetto.dev)" : "")
                   << "\n";
     }
     return 0;
