@@ -12,7 +12,8 @@ int echo_des_main(int argc, char** argv, const collectives::AlgorithmSetup& setu
   app.set_version_flag("--version", "echo-des 0.1.0");
   app.require_subcommand(1);
   std::vector<Action> actions = {add_run_command(app, setup), add_platform_command(app), add_nccl_tests_command(app, setup),
-                                 add_compare_command(app), add_slowdown_command(app)};
+                                 add_compare_command(app), add_slowdown_command(app),
+                                 add_models_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,7 @@
 // Reading and checking native traces: every mistake is a UserError naming file, line and fix.
 #include "base/user_error.hpp"
 #include "support/temp_files.hpp"
+#include "workloads/model_presets.hpp"
 #include "workloads/dependency_cycle.hpp"
 #include "workloads/trace_reader.hpp"
 
@@ -144,4 +145,16 @@ templates { name: "u" streams: "s" tasks { id: 1 stream: 0 name: "y" recv { comm
   CHECK(error_of(replace(p2p, "PEER", "0")).find("sends to or receives from itself") != std::string::npos);
   test::TempDir dir;
   CHECK(workloads::read_trace(dir.file("ok.pbtxt", replace(p2p, "PEER", "1"))).communicators.size() == 1);  // implicit world
+}
+
+TEST_CASE("model presets: every preset's dimensions give the parameter count it is named for") {
+  for (const auto& m : echo::workloads::model_presets()) {
+    CAPTURE(m.name);
+    CHECK(echo::workloads::parameter_count(m) / 1e9 == doctest::Approx(m.nominal_params_b).epsilon(0.05));
+    CHECK(m.hidden % m.heads == 0);
+    CHECK(m.heads % m.kv_heads == 0);
+  }
+  REQUIRE(echo::workloads::model_preset("llama3-70b").has_value());
+  CHECK(echo::workloads::model_preset("llama3-70b")->kv_heads == 8);
+  CHECK_FALSE(echo::workloads::model_preset("llama3-71b").has_value());
 }
