@@ -542,3 +542,22 @@ TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics")
   CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + dir.file("bad.json", "{}") + "'")
             .find("not an XGBoost model") != std::string::npos);
 }
+
+TEST_CASE("import echo-tracer on the command line: a trace that runs, or exit 2") {
+  CHECK(run_cli("import echo-tracer /nonexistent/folder").code == 2);
+  const std::string folder = ECHO_SOURCE_DIR "/../shared/data/echo-tracer";
+  if (!std::filesystem::exists(folder)) {
+    MESSAGE("../shared/data/echo-tracer is absent: skipping the end-to-end import");
+    return;
+  }
+  TempDir dir;
+  const auto r = run_cli("import echo-tracer '" + folder + "' -o '" + (dir / "gpt2.pbtxt") + "'");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("imported gpt2-bs1_seq512_pytorch_ddp: 2 ranks, 2062 tasks per rank") != std::string::npos);
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: gpt2.pbtxt}\n");
+  const json j = run_json("'" + job + "'");
+  // 44 ms of profiled kernels, then the last bucket's all-reduce before the optimizer step.
+  CHECK(j["iteration_time_s"].get<double>() > 0.04399);
+  CHECK(j["ranks"][0]["compute_s"].get<double>() == doctest::Approx(0.04399).epsilon(0.001));
+}

@@ -2,12 +2,16 @@
 #include "base/user_error.hpp"
 #include "support/temp_files.hpp"
 #include "workloads/model_presets.hpp"
+#include "support/user_errors.hpp"
 #include "workloads/dependency_cycle.hpp"
+#include "workloads/echo_tracer_reader.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <google/protobuf/text_format.h>
 
 #include <doctest/doctest.h>
+
+#include <filesystem>
 
 using namespace echo;
 
@@ -157,4 +161,84 @@ TEST_CASE("model presets: every preset's dimensions give the parameter count it 
   REQUIRE(echo::workloads::model_preset("llama3-70b").has_value());
   CHECK(echo::workloads::model_preset("llama3-70b")->kv_heads == 8);
   CHECK_FALSE(echo::workloads::model_preset("llama3-71b").has_value());
+}
+
+namespace {
+
+// A tiny Echo tracer folder: x -> linear (addmm) -> two gradient accumulations -> one DDP bucket.
+void write_echo_folder(const echo::test::TempDir& dir, const std::string& run, bool cycle = false) {
+  dir.file("logs__config_tiny_" + run + ".json",
+           R"({"framework_settings": {"num_gpus": 4}, "pytorch_settings": {"ddp": true},
+               "model_settings": {"model": "tiny", "batch_size": 2, "sequence_length": 8}})");
+  const std::string x_inputs = cycle ? R"(["grad_w"])" : "[]";
+  dir.file("pytorch_graph_profiling__tiny__global_graph_profiling_" + run + ".json", R"([
+    {"name": "x", "op": "placeholder", "input_nodes": )" + x_inputs + R"(, "output_nodes": ["linear"]},
+    {"name": "linear", "op": "torch.addmm", "input_nodes": ["x"], "output_nodes": ["grad_w", "grad_b"]},
+    {"name": "grad_w", "op": "AccumulateGrad", "input_nodes": ["linear"], "output_nodes": ["ddp_pre_0"]},
+    {"name": "grad_b", "op": "AccumulateGrad", "input_nodes": ["linear"], "output_nodes": ["ddp_pre_0"]},
+    {"name": "ddp_pre_0", "op": "ddp_pre", "input_nodes": ["grad_w", "grad_b"], "output_nodes": ["ddp_Allreduce_0"],
+     "attrs": {"bucket_size": 1000}},
+    {"name": "ddp_Allreduce_0", "op": "ddp_Allreduce", "input_nodes": ["ddp_pre_0"], "output_nodes": [],
+     "attrs": {"bucket_size": 1000}}])");
+  dir.file("pytorch_ops_profiling__tiny__global_ops_profiling_" + run + ".json",
+           R"({"x": 0.001, "linear": 0.5, "grad_w": 0.01, "grad_b": 0.002, "optimizer_step": 0.25})");
+}
+
+} // namespace
+
+TEST_CASE("Echo tracer import: kernels with profiled times, DDP buckets as AllReduces after their gradients") {
+  echo::test::TempDir dir;
+  write_echo_folder(dir, "bs2_seq8_pytorch_ddp");
+  const trace::Trace t = workloads::read_echo_tracer(dir / "");
+  CHECK(t.name() == "tiny-bs2_seq8_pytorch_ddp");
+  REQUIRE(t.templates_size() == 1);
+  const auto& tasks = t.templates(0).tasks();
+  REQUIRE(tasks.size() == 6);  // x, linear, grad_w, grad_b, the all-reduce, the optimizer step
+  CHECK(tasks[1].name() == "linear");
+  CHECK(tasks[1].category() == trace::GEMM);
+  CHECK(tasks[1].compute().duration_ns() == 500000);
+  const auto& ar = tasks[4];
+  CHECK(ar.collective().op() == trace::ALL_REDUCE);
+  CHECK(ar.collective().bytes() == 4000);  // 1000 float32 gradients
+  CHECK(ar.stream() == 1);
+  CHECK(std::vector<std::uint64_t>(ar.deps().begin(), ar.deps().end()) == std::vector<std::uint64_t>{3, 4});
+  CHECK(tasks[5].name() == "optimizer_step");
+  CHECK(std::vector<std::uint64_t>(tasks[5].deps().begin(), tasks[5].deps().end()) == std::vector<std::uint64_t>{5});
+  CHECK(t.ranks(0).count() == 4);
+  // The trace runs the checks every trace runs.
+  CHECK(workloads::build_workload(t, "tiny").rank_count() == 4);
+}
+
+TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
+  echo::test::TempDir two;
+  write_echo_folder(two, "bs2_seq8_pytorch_ddp");
+  two.file("pytorch_graph_profiling__tiny__global_graph_profiling_bs16_seq8.json", "[]");
+  two.file("logs__config_other.json", "{}");  // two config logs: the run cannot be told
+  const std::string several = test::user_error_of([&] { workloads::read_echo_tracer(two / ""); });
+  CHECK(several.find("several *global_graph_profiling*.json files") != std::string::npos);
+  CHECK(several.find("--config") != std::string::npos);
+  // Naming the run's config picks its files.
+  CHECK(workloads::read_echo_tracer(two / "", two / "logs__config_tiny_bs2_seq8_pytorch_ddp.json").templates(0).tasks_size() == 6);
+
+  echo::test::TempDir cyclic;
+  write_echo_folder(cyclic, "bs2_seq8_pytorch_ddp", true);
+  CHECK(test::user_error_of([&] { workloads::read_echo_tracer(cyclic / ""); }).find("the graph has a cycle") != std::string::npos);
+  CHECK(test::user_error_of([&] { workloads::read_echo_tracer("/nonexistent/echo"); }).find("not a folder") != std::string::npos);
+}
+
+TEST_CASE("Echo tracer import of the published GPT-2 run") {
+  const std::string folder = ECHO_SOURCE_DIR "/../shared/data/echo-tracer";
+  if (!std::filesystem::exists(folder)) {
+    MESSAGE("../shared/data/echo-tracer is absent: skipping");
+    return;
+  }
+  const trace::Trace t = workloads::read_echo_tracer(folder);
+  CHECK(t.ranks(0).count() == 2);
+  std::uint64_t compute_ns = 0, buckets = 0;
+  for (const auto& task : t.templates(0).tasks()) {
+    compute_ns += task.has_compute() ? task.compute().duration_ns() : 0;
+    buckets += task.has_collective() ? 1 : 0;
+  }
+  CHECK(buckets == 25);
+  CHECK(static_cast<double>(compute_ns) * 1e-6 == doctest::Approx(43.99).epsilon(0.001));  // the ops profile's sum
 }

@@ -1,0 +1,66 @@
+#include "base/user_error.hpp"
+#include "cli/commands.hpp"
+#include "workloads/echo_tracer_reader.hpp"
+#include "workloads/trace_reader.hpp"
+
+#include <google/protobuf/text_format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace echo::cli {
+
+namespace {
+
+// Binary protobuf, or text format for a .pbtxt name; written whole or not at all.
+void write_trace(const trace::Trace& t, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    bool ok = static_cast<bool>(out);
+    if (ok && path.ends_with(".pbtxt")) {
+      std::string text;
+      ok = google::protobuf::TextFormat::PrintToString(t, &text);
+      out << text;
+    } else if (ok) {
+      ok = t.SerializeToOstream(&out);
+    }
+    if (!ok || !out.flush())
+      throw UserError(path, 0, "cannot write the trace", "check that the folder exists and is writable");
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+} // namespace
+
+Action add_import_command(CLI::App& app) {
+  auto folder = std::make_shared<std::string>();
+  auto config = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>("trace.pb");
+  CLI::App* cmd = app.add_subcommand("import", "Turn traces of real runs into echo-des traces");
+  cmd->require_subcommand(1);
+  CLI::App* echo = cmd->add_subcommand("echo-tracer", "Import the output folder of the Echo workload tracer");
+  echo->footer("Example:\n  echo-des import echo-tracer ../shared/data/echo-tracer -o gpt2.pb\n"
+               "  then run it: workload: {trace: gpt2.pb}");
+  echo->add_option("folder", *folder, "The folder holding *global_graph_profiling*.json, *global_ops_profiling*.json "
+                                      "and logs__config_*.json")
+      ->required();
+  echo->add_option("--config", *config, "The run's config log, when the folder holds several runs");
+  echo->add_option("-o,--output", *out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
+  return [cmd, echo, folder, config, out]() -> int {
+    if (!cmd->parsed())
+      return -1;
+    const trace::Trace t = workloads::read_echo_tracer(*folder, *config);
+    // The same checks a run makes, so that an import that succeeds gives a trace that runs.
+    const workloads::Workload w = workloads::build_workload(t, *out);
+    write_trace(t, *out);
+    std::cout << "imported " << t.name() << ": " << w.rank_count() << " ranks, " << t.templates(0).tasks_size()
+              << " tasks per rank -> " << *out << "\n";
+    (void)echo;
+    return 0;
+  };
+}
+
+} // namespace echo::cli

@@ -1,0 +1,210 @@
+#include "workloads/echo_tracer_reader.hpp"
+
+#include "base/user_error.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <queue>
+
+namespace echo::workloads {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw UserError(path.string(), 0, "cannot read the file", "check the Echo tracer output folder");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UserError(path.string(), 0, std::string("not JSON: ") + e.what(), "give the Echo tracer's own output files");
+  }
+}
+
+// The one file of the folder whose name contains `kind` (and `run`, when given).
+fs::path find_file(const fs::path& folder, const std::string& kind, const std::string& run) {
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(kind) != std::string::npos && name.ends_with(".json") && (run.empty() || name.find(run) != std::string::npos))
+      found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty())
+    throw UserError(folder.string(), 0, "no *" + kind + (run.empty() ? "" : "*" + run) + "*.json in the folder",
+                    "give the folder the Echo tracer wrote its graph and ops profiles into");
+  if (found.size() > 1) {
+    std::string names;
+    for (const auto& f : found)
+      names += "\n  " + f.filename().string();
+    throw UserError(folder.string(), 0, "several *" + kind + "*.json files, from different runs:" + names,
+                    "name the run's config log with --config (it picks the files of that batch and sequence)");
+  }
+  return found.front();
+}
+
+trace::Category category_of(const std::string& op) {
+  std::string o = op;
+  std::transform(o.begin(), o.end(), o.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto has = [&](const char* s) { return o.find(s) != std::string::npos; };
+  if (has("addmm") || has("matmul") || has("linear") || has("bmm") || has("conv") || has("mm"))
+    return trace::GEMM;
+  if (has("softmax") || has("attention") || has("baddbmm"))
+    return trace::ATTENTION;
+  if (has("norm"))
+    return trace::NORMALIZATION;
+  if (has("sum") || has("mean") || has("max") || has("reduce"))
+    return trace::REDUCTION;
+  if (has("accumulategrad") || has("adam") || has("sgd"))
+    return trace::OPTIMIZER;
+  if (has("copy") || has("clone") || has("contiguous") || has("cat"))
+    return trace::MEMCPY;
+  return trace::ELEMENTWISE;
+}
+
+} // namespace
+
+trace::Trace read_echo_tracer(const std::string& folder_name, const std::string& config_path) {
+  const fs::path folder(folder_name);
+  if (!fs::is_directory(folder))
+    throw UserError(folder_name, 0, "not a folder", "give the folder the Echo tracer wrote into");
+
+  // The run: GPUs, batch and sequence (to pick its files), DDP.
+  std::uint32_t gpus = 1;
+  std::string run, name = "echo-tracer";
+  bool ddp = false;
+  fs::path config = config_path;
+  if (config.empty()) {
+    std::vector<fs::path> logs;
+    for (const auto& entry : fs::directory_iterator(folder))
+      if (entry.path().filename().string().starts_with("logs__config_"))
+        logs.push_back(entry.path());
+    if (logs.size() == 1)
+      config = logs.front();
+  }
+  if (!config.empty()) {
+    const json c = read_json(config);
+    gpus = c.value("/framework_settings/num_gpus"_json_pointer, 1u);
+    ddp = c.value("/pytorch_settings/ddp"_json_pointer, false);
+    const auto batch = c.value("/model_settings/batch_size"_json_pointer, 0);
+    const auto seq = c.value("/model_settings/sequence_length"_json_pointer, 0);
+    run = "bs" + std::to_string(batch) + "_seq" + std::to_string(seq) + (ddp ? "_pytorch_ddp" : "");
+    name = c.value("/model_settings/model"_json_pointer, std::string("model")) + "-" + run;
+  }
+  const fs::path graph_file = find_file(folder, "global_graph_profiling", run);
+  const fs::path ops_file = find_file(folder, "global_ops_profiling", run);
+  const json graph = read_json(graph_file), ops = read_json(ops_file);
+  if (!graph.is_array() || !ops.is_object())
+    throw UserError(graph_file.string(), 0, "not an Echo tracer graph (a list of nodes) with its ops profile (a map)",
+                    "give the Echo tracer's global graph and ops profiling files");
+
+  // Nodes in an order that respects their inputs (Kahn's algorithm; file order among the ready).
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    index[graph[i].value("name", "")] = i;
+  std::vector<std::vector<std::size_t>> inputs(graph.size()), users(graph.size());
+  std::vector<std::size_t> waiting(graph.size(), 0);
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    for (const auto& in : graph[i].value("input_nodes", json::array())) {
+      auto it = index.find(in.get<std::string>());
+      if (it == index.end())
+        throw UserError(graph_file.string(), 0,
+                        "node '" + graph[i].value("name", "") + "' takes input from '" + in.get<std::string>() +
+                            "', which is not in the graph",
+                        "give a complete global graph");
+      inputs[i].push_back(it->second);
+      users[it->second].push_back(i);
+      ++waiting[i];
+    }
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    if (waiting[i] == 0)
+      ready.push(i);
+  std::vector<std::size_t> order;
+  while (!ready.empty()) {
+    const std::size_t i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (std::size_t u : users[i])
+      if (--waiting[u] == 0)
+        ready.push(u);
+  }
+  if (order.size() != graph.size())
+    throw UserError(graph_file.string(), 0, "the graph has a cycle", "give the Echo tracer's acyclic global graph");
+
+  trace::Trace t;
+  t.set_name(name);
+  trace::RankTemplate* tmpl = t.add_templates();
+  tmpl->set_name("rank");
+  tmpl->add_streams("compute");
+  tmpl->add_streams("ddp-comm");
+  // Compute task id per node; a ddp_pre node stands for the compute tasks it gathers.
+  std::vector<std::vector<std::uint64_t>> feeds(graph.size());
+  std::uint64_t next_id = 1;
+  for (std::size_t i : order) {
+    const json& node = graph[i];
+    const std::string node_name = node.value("name", ""), op = node.value("op", "");
+    if (op == "ddp_pre") {
+      for (std::size_t in : inputs[i])
+        feeds[i].insert(feeds[i].end(), feeds[in].begin(), feeds[in].end());
+      continue;
+    }
+    trace::Task* task = tmpl->add_tasks();
+    task->set_id(next_id);
+    task->set_name(node_name);
+    if (op == "ddp_Allreduce") {
+      task->set_stream(1);
+      task->set_category(trace::COMMUNICATION);
+      for (std::size_t in : inputs[i])
+        for (std::uint64_t id : feeds[in])
+          task->add_deps(id);
+      auto* c = task->mutable_collective();
+      c->set_op(trace::ALL_REDUCE);
+      c->set_comm("dp");
+      c->set_dtype(trace::FLOAT32);  // DDP reduces float32 gradients in buckets of `bucket_size` elements
+      c->set_bytes(node.value("/attrs/bucket_size"_json_pointer, std::uint64_t{0}) * 4);
+    } else {
+      const double ms = ops.value(node_name, 0.0);
+      if (ms < 0)
+        throw UserError(ops_file.string(), 0, "node '" + node_name + "' has a negative time", "fix the ops profile");
+      task->set_stream(0);
+      task->set_category(category_of(op));
+      task->mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(ms * 1e6)));
+      feeds[i] = {next_id};
+    }
+    ++next_id;
+  }
+  // The optimizer step is profiled but not in the graph: it runs once every bucket is reduced.
+  if (ops.contains("optimizer_step")) {
+    trace::Task* step = tmpl->add_tasks();
+    step->set_id(next_id++);
+    step->set_name("optimizer_step");
+    step->set_stream(0);
+    step->set_category(trace::OPTIMIZER);
+    for (const trace::Task& task : tmpl->tasks())
+      if (task.has_collective())
+        step->add_deps(task.id());
+    step->mutable_compute()->set_duration_ns(
+        static_cast<std::uint64_t>(std::llround(ops.value("optimizer_step", 0.0) * 1e6)));
+  }
+  trace::Communicator* dp = t.add_communicators();
+  dp->set_name("dp.0");
+  dp->set_slot("dp");
+  for (std::uint32_t r = 0; r < gpus; ++r)
+    dp->add_ranks(r);
+  trace::RankRange* ranks = t.add_ranks();
+  ranks->set_first(0);
+  ranks->set_count(gpus);
+  ranks->set_template_name("rank");
+  return t;
+}
+
+} // namespace echo::workloads
