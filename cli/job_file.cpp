@@ -119,6 +119,8 @@ core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& f
   return spec;
 }
 
+const std::set<std::string> kNestedSections = {"replicate"};
+
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -140,7 +142,17 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
                     "override a key inside a section, e.g. platform.nodes=4");
   if (!node || node.IsNull())
     root[section] = YAML::Node(YAML::NodeType::Map);
-  root[section][key.substr(dot + 1)] = value;
+  // Nested sections (workload.replicate.dp) go one level further; figure keys keep their dots.
+  std::string rest = key.substr(dot + 1);
+  const auto inner = rest.find('.');
+  if (inner != std::string::npos && kNestedSections.contains(rest.substr(0, inner))) {
+    YAML::Node nested = root[section][rest.substr(0, inner)];
+    if (!nested || nested.IsNull())
+      root[section][rest.substr(0, inner)] = YAML::Node(YAML::NodeType::Map);
+    root[section][rest.substr(0, inner)][rest.substr(inner + 1)] = value;
+    return;
+  }
+  root[section][rest] = value;
 }
 
 platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {
@@ -207,7 +219,18 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
-  check_keys(workload, "workload", {"trace"}, shown_name);
+  check_keys(workload, "workload", {"trace", "replicate"}, shown_name);
+  if (workload["replicate"]) {
+    const YAML::Node rep = require_map(workload, "replicate", shown_name, false);
+    check_keys(rep, "workload.replicate", {"dp"}, shown_name);
+    const std::string text = rep["dp"] ? scalar(rep["dp"], "dp", shown_name) : "";
+    std::uint32_t dp = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), dp);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || dp == 0)
+      throw UserError(shown_name, line_of(rep["dp"] ? rep["dp"] : rep), "`replicate.dp` must be a positive integer, got '" + text + "'",
+                      "write e.g. `replicate: {dp: 64}`");
+    job.replicate_dp = dp;
+  }
   if (!workload["trace"])
     throw UserError(shown_name, line_of(workload), "`workload` names no trace", "write `workload: {trace: trace.pbtxt}`");
   job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);

@@ -2,6 +2,7 @@
 // JobSpec: one simulation request, as `cli` parsed it from a job file (and --set overrides).
 #include "platforms/platform_loader.hpp"
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -35,6 +36,7 @@ struct JobSpec {
   std::string job_file;                 // for messages; may be empty
   platforms::PlatformSource platform;
   std::string trace;                    // workload: native trace (.pb or .pbtxt)
+  std::uint32_t replicate_dp = 0;       // > 0: the trace is one DP replica, grown to this width
   CommunicationSpec communication;
   SlowdownSpec slowdown;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere

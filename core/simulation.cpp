@@ -42,7 +42,7 @@ struct Simulation::Impl {
 };
 
 Simulation::Simulation(const JobSpec& job)
-    : Simulation(job.platform, workloads::read_trace(job.trace), job.communication, job.slowdown) {}
+    : Simulation(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown) {}
 
 Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
                        CommunicationSpec communication, SlowdownSpec slowdown)

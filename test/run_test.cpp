@@ -561,3 +561,13 @@ TEST_CASE("import echo-tracer on the command line: a trace that runs, or exit 2"
   CHECK(j["iteration_time_s"].get<double>() > 0.04399);
   CHECK(j["ranks"][0]["compute_s"].get<double>() == doctest::Approx(0.04399).epsilon(0.001));
 }
+
+TEST_CASE("replicate: the eight_ranks replica grown back to 8 ranks is the same job, and to 4 by hand") {
+  CHECK(run_json("examples/eight_ranks/job.yaml --set workload.replicate.dp=8")["iteration_time_ns"] == 2128000);
+  // 4 ranks: each 40 MB all-reduce is 6 steps of 10 MB (100 us + 1 us): 606 us. The first runs
+  // 600 -> 1206 us, the second 1206 -> 1812 us, the optimizer ends at 1912 us.
+  const json four = run_json("examples/eight_ranks/job.yaml --set workload.replicate.dp=4");
+  CHECK(four["iteration_time_ns"] == 1912000);
+  CHECK(four["ranks"].size() == 4);
+  CHECK(failure_of("examples/eight_ranks/job.yaml --set workload.replicate.dp=0").find("positive integer") != std::string::npos);
+}

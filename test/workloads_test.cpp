@@ -5,6 +5,7 @@
 #include "support/user_errors.hpp"
 #include "workloads/dependency_cycle.hpp"
 #include "workloads/echo_tracer_reader.hpp"
+#include "workloads/replicate.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <google/protobuf/text_format.h>
@@ -12,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 
 using namespace echo;
 
@@ -241,4 +243,47 @@ TEST_CASE("Echo tracer import of the published GPT-2 run") {
   }
   CHECK(buckets == 25);
   CHECK(static_cast<double>(compute_ns) * 1e-6 == doctest::Approx(43.99).epsilon(0.001));  // the ops profile's sum
+}
+
+TEST_CASE("ex-situ replication: one replica of tp x pp grows to any data-parallel width") {
+  // Two ranks of one tensor-parallel group, each in its own dp communicator (one replica).
+  trace::Trace t;
+  auto* tmpl = t.add_templates();
+  tmpl->set_name("t");
+  tmpl->add_streams("s");
+  auto* task = tmpl->add_tasks();
+  task->set_id(1);
+  task->set_name("ar");
+  task->mutable_collective()->set_op(trace::ALL_REDUCE);
+  task->mutable_collective()->set_comm("dp");
+  task->mutable_collective()->set_bytes(1000);
+  auto* range = t.add_ranks();
+  range->set_first(0);
+  range->set_count(2);
+  range->set_template_name("t");
+  auto add_comm = [&](const char* name, const char* slot, std::vector<std::uint32_t> ranks) {
+    auto* c = t.add_communicators();
+    c->set_name(name);
+    c->set_slot(slot);
+    for (auto r : ranks)
+      c->add_ranks(r);
+  };
+  add_comm("tp.0", "tp", {0, 1});
+  add_comm("dp.0", "dp", {0});
+  add_comm("dp.1", "dp", {1});
+  const trace::Trace grown = workloads::replicate_dp(t, 3, "t");
+  const workloads::Workload w = workloads::build_workload(grown, "t");
+  CHECK(w.rank_count() == 6);
+  CHECK(w.programs.size() == 1);  // one shared program, not six
+  std::map<std::string, std::vector<std::uint32_t>> comms;
+  for (const auto& c : w.communicators)
+    comms[c.name] = c.ranks;
+  CHECK(comms["dp.0"] == std::vector<std::uint32_t>{0, 2, 4});
+  CHECK(comms["dp.1"] == std::vector<std::uint32_t>{1, 3, 5});
+  CHECK(comms["tp.0"] == std::vector<std::uint32_t>{0, 1});
+  CHECK(comms["tp.0@2"] == std::vector<std::uint32_t>{4, 5});
+
+  // A tp group that spans replicas cannot be repeated.
+  add_comm("tp.x", "tp", {0, 7});
+  CHECK(test::user_error_of([&] { workloads::replicate_dp(t, 3, "t"); }).find("'tp.x' holds rank 7") != std::string::npos);
 }

@@ -1,5 +1,7 @@
 #include "workloads/trace_reader.hpp"
 
+#include "workloads/replicate.hpp"
+
 #include "base/user_error.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -180,7 +182,7 @@ Workload build_workload(const trace::Trace& trace, const std::string& path) {
   return build(trace, path, [](int, int) { return 0; });
 }
 
-Workload read_trace(const std::string& path) {
+Workload read_trace(const std::string& path, std::uint32_t replicate) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw UserError(path, 0, "cannot read the trace file", "check the path (relative paths in a job file are relative to the job file)");
@@ -193,7 +195,7 @@ Workload read_trace(const std::string& path) {
     if (!t.ParseFromString(bytes))
       throw UserError(path, 0, "not a valid binary echo-des trace (protobuf echo.trace.Trace)",
                       "write traces with `echo-des import`, or name a text-format trace *.pbtxt");
-    return build_workload(t, path);
+    return build_workload(replicate > 0 ? replicate_dp(t, replicate, path) : t, path);
   }
 
   google::protobuf::TextFormat::Parser parser;
@@ -206,6 +208,8 @@ Workload read_trace(const std::string& path) {
                                              std::to_string(errors.column()) + ")",
                     "see proto/trace.proto for the fields and examples/*/trace.pbtxt for samples");
 
+  if (replicate > 0)
+    t = replicate_dp(t, replicate, path);  // templates keep their order: source lines still apply
   const auto* desc = trace::Trace::descriptor();
   const auto* templates_field = desc->FindFieldByName("templates");
   const auto* tasks_field = trace::RankTemplate::descriptor()->FindFieldByName("tasks");

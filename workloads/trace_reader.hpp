@@ -9,7 +9,9 @@
 
 namespace echo::workloads {
 
-Workload read_trace(const std::string& path);
+// `replicate_dp` > 0: the trace is one data-parallel replica, grown to that width
+// (replicate.hpp) before it is checked.
+Workload read_trace(const std::string& path, std::uint32_t replicate_dp = 0);
 
 // The same checks and indexing on a trace already in memory (importers, generators, tests).
 // `path` is only used in messages.
