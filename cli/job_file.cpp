@@ -219,7 +219,14 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
-  check_keys(workload, "workload", {"trace", "replicate"}, shown_name);
+  check_keys(workload, "workload", {"trace", "replicate", "comm"}, shown_name);
+  if (workload["comm"]) {
+    const std::string comm = scalar(workload["comm"], "comm", shown_name);
+    if (comm != "measured" && comm != "simulated")
+      throw UserError(shown_name, line_of(workload["comm"]), "`comm` must be measured or simulated, got '" + comm + "'",
+                      "measured: keep the traced collective durations; simulated: time them on the platform");
+    job.comm_measured = comm == "measured";
+  }
   if (workload["replicate"]) {
     const YAML::Node rep = require_map(workload, "replicate", shown_name, false);
     check_keys(rep, "workload.replicate", {"dp"}, shown_name);

@@ -37,6 +37,10 @@ struct JobSpec {
   platforms::PlatformSource platform;
   std::string trace;                    // workload: native trace (.pb or .pbtxt)
   std::uint32_t replicate_dp = 0;       // > 0: the trace is one DP replica, grown to this width
+  // workload.comm: `simulated` (default) times collectives with the collective model; `measured`
+  // keeps each collective's traced duration (measured_duration_ns), to check that the engine
+  // composes a real run correctly.
+  bool comm_measured = false;
   CommunicationSpec communication;
   SlowdownSpec slowdown;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere

@@ -38,15 +38,18 @@ struct Simulation::Impl {
   workloads::Workload workload;
   CommunicationSpec communication;
   std::unique_ptr<slowdown::Predictor> slowdown;
+  bool comm_measured = false;
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
 Simulation::Simulation(const JobSpec& job)
-    : Simulation(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown) {}
+    : Simulation(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown,
+                 job.comm_measured) {}
 
 Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
-                       CommunicationSpec communication, SlowdownSpec slowdown)
+                       CommunicationSpec communication, SlowdownSpec slowdown, bool comm_measured)
     : impl_(std::make_unique<Impl>()) {
+  impl_->comm_measured = comm_measured;
   impl_->platform = platform;
   impl_->communication = std::move(communication);
   impl_->slowdown = slowdown.model == "constant"   ? slowdown::make_constant(slowdown.factor)
@@ -93,6 +96,15 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   state.mutex = sg4::Mutex::create();
   state.record = record_intervals;
   state.slowdown = impl_->slowdown.get();
+  state.comm_measured = impl_->comm_measured;
+  if (impl_->comm_measured)
+    for (const workloads::RankProgram& p : w.programs)
+      for (const workloads::ProgramTask& t : p.tasks)
+        if (t.kind == workloads::TaskKind::collective && t.duration_ns == 0)
+          throw UserError(w.source, 0,
+                          "`comm: measured` needs every collective's traced duration, but task '" + t.name +
+                              "' of template '" + p.name + "' has no measured_duration_ns",
+                          "use `comm: simulated`, or a trace whose collectives carry their measured durations");
   if (!impl_->slowdown->is_none())
     state.slowdown_of_task = slowdowns_by_task(w.programs, *impl_->slowdown);
 

@@ -31,7 +31,7 @@ public:
   explicit Simulation(const JobSpec& job);
   // A workload built in memory (benchmarks, generators); `source` names it in messages.
   Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
-             CommunicationSpec communication = {}, SlowdownSpec slowdown = {});
+             CommunicationSpec communication = {}, SlowdownSpec slowdown = {}, bool comm_measured = false);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

@@ -143,7 +143,15 @@ void StreamActor::operator()() const {
       Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
       rt.begin_comm(task.slot, record.start_s);
       comm_changed(rt);
-      const double finish_s = communicate(rt, task, record);
+      double finish_s = 0.0;
+      if (state_->comm_measured && task.kind == TaskKind::collective) {
+        // The traced kernel's own duration: what the rank saw, waiting for peers included.
+        record.comm = static_cast<std::uint32_t>(state_->workload->communicator(rank_, task.slot));
+        record.seq = rt.next_call_seq(task.slot);
+        finish_s = record.start_s + static_cast<double>(task.duration_ns) * 1e-9;
+      } else {
+        finish_s = communicate(rt, task, record);
+      }
       if (finish_s > sg4::Engine::get_clock())
         sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();

@@ -35,6 +35,7 @@ struct RunState {
   std::optional<UserError> error;            // the first user error raised inside an actor
   std::optional<std::string> internal_error; // the first bug (any other exception) inside an actor
   const slowdown::Predictor* slowdown = nullptr;  // compute slowdown under overlap
+  bool comm_measured = false;  // collectives take their traced duration, no rendezvous
   std::vector<std::vector<double>> slowdown_of_task;  // per program, per task (kernel_features.hpp)
 };
 

@@ -571,3 +571,27 @@ TEST_CASE("replicate: the eight_ranks replica grown back to 8 ranks is the same 
   CHECK(four["ranks"].size() == 4);
   CHECK(failure_of("examples/eight_ranks/job.yaml --set workload.replicate.dp=0").find("positive integer") != std::string::npos);
 }
+
+TEST_CASE("workload.comm: measured keeps the traced collective durations, simulated re-times them") {
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+name: "measured"
+measured_iteration_ns: 800000
+templates { name: "t" streams: "s"
+  tasks { id: 1 stream: 0 name: "gemm" compute { duration_ns: 300000 } }
+  tasks { id: 2 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 80000000 measured_duration_ns: 500000 } } }
+ranks { first: 0 count: 8 template_name: "t" })");
+  // Measured: 300 us of compute, then the traced 500 us all-reduce.
+  const json measured = run_json("'" + job + "' --set workload.comm=measured");
+  CHECK(measured["iteration_time_ns"] == 800000);
+  // Simulated on the example platform: 2(n-1) = 14 steps of 10 MB at 100 GB/s + 1 us = 1414 us.
+  CHECK(run_json("'" + job + "'")["iteration_time_ns"] == 300000 + 1414000);
+  // The summary sets the trace's own measured iteration time next to the prediction.
+  const auto text = run_cli("run '" + job + "' -q --set workload.comm=measured");
+  CHECK(text.out.find("measured:       0.800000 ms, prediction error 0.00%") != std::string::npos);
+  CHECK(failure_of("'" + job + "' --set workload.comm=guessed").find("`comm` must be measured or simulated") != std::string::npos);
+  const std::string unmeasured = job_for(dir, R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 8 } } }
+ranks { first: 0 count: 2 template_name: "t" })");
+  CHECK(failure_of("'" + unmeasured + "' --set workload.comm=measured").find("has no measured_duration_ns") != std::string::npos);
+}
