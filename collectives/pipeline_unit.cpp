@@ -4,7 +4,7 @@
 
 namespace echo::collectives {
 
-std::uint64_t pipeline_unit_bytes(Protocol protocol, const CommShape&, std::uint64_t bytes, std::uint32_t channels) {
+std::uint64_t pipeline_unit_bytes(Protocol protocol, std::uint64_t bytes, std::uint32_t channels) {
   // A warp's worth of flagged data for LL and LL128: 32 threads x 8 bytes, less LL128's flag
   // word in every 16 (LL flags every word, but its flags ride in a separate half of the line).
   constexpr std::uint64_t kWarpLL = 32 * 8, kWarpLL128 = 32 * 8 * 15 / 16;
@@ -15,7 +15,7 @@ std::uint64_t pipeline_unit_bytes(Protocol protocol, const CommShape&, std::uint
 }
 
 double pipeline_unit_s(const PlannedCall& p) {
-  const std::uint64_t unit = pipeline_unit_bytes(p.costs.protocol, p.shape, p.call.bytes, p.costs.channels);
+  const std::uint64_t unit = pipeline_unit_bytes(p.costs.protocol, p.call.bytes, p.costs.channels);
   return static_cast<double>(unit) * p.costs.channels / p.costs.algorithm_Bps;
 }
 

@@ -12,7 +12,7 @@
 
 namespace echo::collectives {
 
-std::uint64_t pipeline_unit_bytes(Protocol protocol, const CommShape& shape, std::uint64_t bytes, std::uint32_t channels);
+std::uint64_t pipeline_unit_bytes(Protocol protocol, std::uint64_t bytes, std::uint32_t channels);
 
 // Time for one unit to leave a GPU at the call's pace: each channel carries 1/channels of the data.
 double pipeline_unit_s(const PlannedCall& p);

@@ -33,7 +33,6 @@ public:
   // Fixes a step the gate held back, then resolves what it unblocks. Same reporting as arrive().
   std::uint32_t commit(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished);
   bool all_resolved() const { return resolved_ == schedule_->steps().size(); }
-  double start_s(std::uint32_t step) const { return start_s_[step]; }
 
   // Member `member` reached the call at `now_s`. Appends to `finished` the members whose finish
   // time became known (possibly `member` itself). Returns the number of steps resolved.
