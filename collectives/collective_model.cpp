@@ -55,8 +55,9 @@ StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
   return c;
 }
 
-StepCosts CollectiveModel::costs_for(const CommShape& shape, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
+StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
                                      std::uint64_t) const {
+  const CommShape& shape = tuner.shape();
   StepCosts c = point_to_point_costs(shape);
   c.protocol = proto;
   c.channels = channels;
@@ -78,7 +79,6 @@ StepCosts CollectiveModel::costs_for(const CommShape& shape, Op op, NcclAlgo alg
 
   // The bandwidth the channels really get: each channel's share of a GPU's intra-node links, and
   // of the NICs it crosses (channels spread over the NICs round-robin), at calibrated efficiency.
-  const NcclTuner tuner(shape);
   const ChannelGraph& nominal = tuner.graph(algo);
   ChannelGraph real;
   real.channels = channels;
@@ -101,6 +101,7 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
   plan.shape = comm_shape(call.gpus, platform_);
   plan.node_of_member = nodes_of(call, platform_);
   const CommShape& shape = plan.shape;
+  const NcclTuner tuner(shape);  // the channel search, once per plan
   std::string why_not;
 
   // A researcher's algorithm named for this op comes first.
@@ -108,12 +109,11 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     const Algorithm* algorithm = algorithms_.find(name);
     const std::string reason = algorithm == nullptr ? "not registered" : algorithm->unsupported(call, shape);
     if (reason.empty()) {
-      const NcclTuner tuner(shape);
       plan.algorithm = algorithm;
       plan.algorithm_name = algorithm->name();
       plan.protocol = Protocol::simple;
       plan.channels = std::max(1u, tuner.graph(NcclAlgo::ring).channels);
-      plan.costs = costs_for(shape, call.op, NcclAlgo::ring, Protocol::simple, plan.channels, call.bytes);
+      plan.costs = costs_for(tuner, call.op, NcclAlgo::ring, Protocol::simple, plan.channels, call.bytes);
       return plan;
     }
     why_not += "\n  " + name + ": " + reason;
@@ -128,7 +128,6 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     return plan;
   }
 
-  const NcclTuner tuner(shape);
   double best = std::numeric_limits<double>::infinity();
   for (NcclAlgo algo : kNcclAlgos) {
     const std::string name(to_string(algo));
@@ -169,7 +168,7 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
                     "`nccl` section)");
   const NcclAlgo algo = *nccl_algo_from_string(plan.algorithm_name);
   plan.channels = tuner.channels_used(algo, plan.protocol, call.bytes);
-  plan.costs = costs_for(shape, call.op, algo, plan.protocol, plan.channels, call.bytes);
+  plan.costs = costs_for(tuner, call.op, algo, plan.protocol, plan.channels, call.bytes);
   return plan;
 }
 

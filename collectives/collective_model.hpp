@@ -10,6 +10,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/calibration.hpp"
 #include "collectives/nccl_selection.hpp"
+#include "collectives/nccl_tuner.hpp"
 
 #include <string>
 
@@ -45,7 +46,7 @@ public:
   const Calibration& calibration() const { return calibration_; }
 
 private:
-  StepCosts costs_for(const CommShape& shape, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
+  StepCosts costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
                       std::uint64_t bytes) const;
   StepCosts point_to_point_costs(const CommShape& shape) const;
 

@@ -76,15 +76,15 @@ std::shared_ptr<const CallMatcher::StepLinks> CallMatcher::links_of(const collec
   return links;
 }
 
-void CallMatcher::start(Call& call, Planned planned) {
+void CallMatcher::start(Call& call, const Planned& planned) {
   call.id = next_call_id_++;
   call.choice = nullptr;
   calls_too_large_ += planned.too_large ? 1 : 0;
-  call.links = std::move(planned.links);
+  call.links = planned.links;
   call.gate.matcher = this;
   call.gate.call = &call;
   const bool shared_links = fidelity_ != Fidelity::analytic && !planned.schedule->steps().empty();
-  call.run = std::make_unique<ScheduleRun>(std::move(planned.schedule), shared_links ? &call.gate : nullptr);
+  call.run = std::make_unique<ScheduleRun>(planned.schedule, shared_links ? &call.gate : nullptr);
   if (shared_links) {
     open_calls_.emplace(call.id, &call);
     load_.claim(call.id, call.links->distinct);
@@ -180,7 +180,7 @@ void CallMatcher::run_step_clock() {
   }
 }
 
-CallMatcher::Planned CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
+const CallMatcher::Planned& CallMatcher::schedule_for(std::uint32_t comm, const ProgramTask& task) {
   // Schedules depend only on (communicator, op, bytes, root): build each once.
   auto key = std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root);
   auto& slot = schedule_cache_[key];
@@ -208,7 +208,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
     const Planned& planned = schedule_for(comm, task);
     call.comm = comm;
     start(call, planned);
-    call.choice = &schedule_cache_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)].choice;
+    call.choice = &planned.choice;
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = workload_.communicators[comm].ranks;
@@ -237,7 +237,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     Planned planned;
     planned.schedule = std::make_shared<const collectives::Schedule>(time_call(model_, cc, fidelity_).schedule);
     planned.links = links_of(*planned.schedule, cc.gpus);
-    start(call, std::move(planned));
+    start(call, planned);
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = {src, dst};

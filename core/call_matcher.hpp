@@ -106,9 +106,10 @@ private:
     bool too_large = false;
     std::string choice;  // Plan::describe()
   };
-  Planned schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
+  // The cached plan of a call (built on first use); the reference lives as long as the matcher.
+  const Planned& schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
   std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
-  void start(Call& call, Planned planned);
+  void start(Call& call, const Planned& planned);
   std::optional<double> admit(Call& call, std::uint32_t step, double start_s, double serialize_s);
   // `flow`: the step as SimGrid communications, one per rail across nodes; commits it when done.
   void run_as_flows(Call& call, std::uint32_t step, double start_s, double serialize_s);
