@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace echo::core {
@@ -14,9 +15,22 @@ namespace {
 
 constexpr double kTie = 1e-12;  // intervals that touch within this are back to back
 
+// Members of one call share a key: collectives (communicator, seq), a send and its recv
+// (source, destination, seq). Compute tasks have none.
+using CallKey = std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t>;
+
+std::optional<CallKey> call_key(const Interval& iv, const workloads::ProgramTask& t) {
+  switch (t.kind) {
+  case TaskKind::collective: return CallKey{0, iv.comm, 0, iv.seq};
+  case TaskKind::send: return CallKey{1, iv.rank, iv.comm, iv.seq};
+  case TaskKind::recv: return CallKey{1, iv.comm, iv.rank, iv.seq};
+  default: return std::nullopt;
+  }
+}
+
 struct Index {
   std::vector<std::vector<std::int64_t>> by_task;  // per rank: task -> interval, -1 if none
-  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t>, std::vector<std::size_t>> calls;
+  std::map<CallKey, std::vector<std::size_t>> calls;
 };
 
 } // namespace
@@ -31,23 +45,12 @@ std::vector<CriticalSegment> critical_path(const SimulationResult& result, const
     ix.by_task[r].assign(w.program(r).tasks.size(), -1);
   for (std::size_t i = 0; i < iv.size(); ++i) {
     ix.by_task[iv[i].rank][iv[i].task] = static_cast<std::int64_t>(i);
-    const workloads::ProgramTask& t = w.program(iv[i].rank).tasks[iv[i].task];
-    // Members of one call: collectives by (communicator, seq); a send and its recv by their pair.
-    if (t.kind == TaskKind::collective)
-      ix.calls[{0, iv[i].comm, 0, iv[i].seq}].push_back(i);
-    else if (t.kind == TaskKind::send)
-      ix.calls[{1, iv[i].rank, iv[i].comm, iv[i].seq}].push_back(i);
-    else if (t.kind == TaskKind::recv)
-      ix.calls[{1, iv[i].comm, iv[i].rank, iv[i].seq}].push_back(i);
+    if (const auto key = call_key(iv[i], w.program(iv[i].rank).tasks[iv[i].task]))
+      ix.calls[*key].push_back(i);
   }
   auto call_of = [&](std::size_t i) -> const std::vector<std::size_t>* {
-    const workloads::ProgramTask& t = w.program(iv[i].rank).tasks[iv[i].task];
-    auto key = t.kind == TaskKind::collective ? std::make_tuple(0, iv[i].comm, 0u, iv[i].seq)
-               : t.kind == TaskKind::send     ? std::make_tuple(1, iv[i].rank, iv[i].comm, iv[i].seq)
-               : t.kind == TaskKind::recv     ? std::make_tuple(1, iv[i].comm, iv[i].rank, iv[i].seq)
-                                              : std::make_tuple(-1, 0u, 0u, std::uint64_t{0});
-    auto it = ix.calls.find(key);
-    return it == ix.calls.end() ? nullptr : &it->second;
+    const auto key = call_key(iv[i], w.program(iv[i].rank).tasks[iv[i].task]);
+    return key ? &ix.calls.at(*key) : nullptr;
   };
   // The predecessor of interval i that ended last before i started: the previous task on its
   // stream, or a task of another stream it waits for.
@@ -93,6 +96,19 @@ std::vector<CriticalSegment> critical_path(const SimulationResult& result, const
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+std::vector<CriticalContribution> critical_path_top(const std::vector<CriticalSegment>& path, std::size_t limit) {
+  std::map<std::pair<std::string, std::string>, double> by_task;
+  for (const CriticalSegment& c : path)
+    by_task[{c.name, c.kind}] += c.duration_s;
+  std::vector<CriticalContribution> top;
+  for (const auto& [key, s] : by_task)
+    top.push_back({key.first, key.second, s});
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.duration_s > b.duration_s; });
+  if (top.size() > limit)
+    top.resize(limit);
+  return top;
 }
 
 } // namespace echo::core

@@ -16,4 +16,11 @@ namespace echo::core {
 // Needs the recorded intervals (result.intervals); empty without them. In time order.
 std::vector<CriticalSegment> critical_path(const SimulationResult& result, const workloads::Workload& workload);
 
+// What the path is made of: its time per task (name and kind), largest first, at most `limit`.
+struct CriticalContribution {
+  std::string name, kind;
+  double duration_s = 0.0;
+};
+std::vector<CriticalContribution> critical_path_top(const std::vector<CriticalSegment>& path, std::size_t limit);
+
 } // namespace echo::core

@@ -1,5 +1,6 @@
 #include "core/html_report.hpp"
 
+#include "core/critical_path.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -105,20 +106,16 @@ json timeline(const SimulationResult& r, const workloads::Workload& w) {
 
 json critical(const SimulationResult& r) {
   json path = json::array(), top = json::array(), kinds = json::array();
-  std::map<std::pair<std::string, std::string>, double> by_task;
   std::map<std::string, double> by_kind;
   for (const CriticalSegment& c : r.critical_path) {
     if (path.size() < 5000)
       path.push_back({c.rank, us(c.start_s), us(c.duration_s), c.name, c.kind});
-    by_task[{c.name, c.kind}] += c.duration_s;
     by_kind[c.kind] += c.duration_s;
   }
   for (const auto& [kind, s] : by_kind)
     kinds.push_back({kind, us(s)});
-  std::vector<std::pair<std::pair<std::string, std::string>, double>> sorted(by_task.begin(), by_task.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (std::size_t i = 0; i < sorted.size() && i < 15; ++i)
-    top.push_back({sorted[i].first.first, sorted[i].first.second, us(sorted[i].second)});
+  for (const CriticalContribution& c : critical_path_top(r.critical_path, 15))
+    top.push_back({c.name, c.kind, us(c.duration_s)});
   return {{"path", path}, {"top", top}, {"kinds", kinds}};
 }
 

@@ -1,6 +1,7 @@
 #include "core/summary_report.hpp"
 
 #include "core/collective_timing.hpp"
+#include "core/critical_path.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,21 @@ namespace {
 
 constexpr std::size_t kCollectivesListed = 100;
 constexpr std::size_t kCriticalListed = 10000;
+
+// Compute time overlap added, per rank: mean and worst.
+struct SlowdownCost {
+  double mean_s = 0.0, max_s = 0.0;
+};
+SlowdownCost slowdown_cost(const SimulationResult& r) {
+  SlowdownCost c;
+  for (const RankBreakdown& b : r.per_rank) {
+    c.mean_s += b.slowdown_s;
+    c.max_s = std::max(c.max_s, b.slowdown_s);
+  }
+  if (!r.per_rank.empty())
+    c.mean_s /= static_cast<double>(r.per_rank.size());
+  return c;
+}
 
 std::string fixed(double value, int decimals) {
   char buf[64];
@@ -36,14 +52,10 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   j["workload"] = {{"name", r.workload_name}, {"source", r.workload_source}, {"ranks", r.ranks}, {"tasks", r.tasks}};
   j["platform"] = {{"description", r.platform}, {"gpus", r.gpus}};
   {
-    double sum = 0.0, worst = 0.0;
-    for (const RankBreakdown& b : r.per_rank) {
-      sum += b.slowdown_s;
-      worst = std::max(worst, b.slowdown_s);
-    }
+    const SlowdownCost cost = slowdown_cost(r);
     j["overlap_slowdown"] = {{"model", r.slowdown_model.empty() ? "none" : r.slowdown_model},
-                             {"mean_s", r.per_rank.empty() ? 0.0 : sum / static_cast<double>(r.per_rank.size())},
-                             {"max_s", worst}};
+                             {"mean_s", cost.mean_s},
+                             {"max_s", cost.max_s}};
   }
   j["iteration_time_s"] = r.iteration_time_s;
   j["iteration_time_ns"] = r.iteration_ns;
@@ -80,18 +92,14 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   }
   if (!r.critical_path.empty()) {
     auto& path = j["critical_path"] = nlohmann::json::array();
-    std::map<std::pair<std::string, std::string>, double> by_task;
-    for (const CriticalSegment& c : r.critical_path) {
-      if (path.size() < kCriticalListed)
-        path.push_back({{"name", c.name}, {"kind", c.kind}, {"rank", c.rank}, {"start_s", c.start_s}, {"duration_s", c.duration_s}});
-      by_task[{c.name, c.kind}] += c.duration_s;
+    for (std::size_t i = 0; i < r.critical_path.size() && i < kCriticalListed; ++i) {
+      const CriticalSegment& c = r.critical_path[i];
+      path.push_back({{"name", c.name}, {"kind", c.kind}, {"rank", c.rank}, {"start_s", c.start_s}, {"duration_s", c.duration_s}});
     }
-    // What the iteration's time is made of: the path's time per task name, largest first.
-    std::vector<std::pair<std::pair<std::string, std::string>, double>> top(by_task.begin(), by_task.end());
-    std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    // What the iteration's time is made of.
     auto& contributors = j["critical_path_top"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < top.size() && i < 20; ++i)
-      contributors.push_back({{"name", top[i].first.first}, {"kind", top[i].first.second}, {"duration_s", top[i].second}});
+    for (const CriticalContribution& c : critical_path_top(r.critical_path, 20))
+      contributors.push_back({{"name", c.name}, {"kind", c.kind}, {"duration_s", c.duration_s}});
   }
   auto& sim = j["simulation"] = {
       {"events", r.events}, {"collectives", r.collectives}, {"collectives_too_large_for_steps", r.collectives_too_large}};
@@ -116,10 +124,7 @@ std::string text_summary(const SimulationResult& r) {
            fixed(100.0 * (static_cast<double>(r.iteration_ns) - measured) / measured, 2) + "%\n";
   }
   if (r.slowdown_model != "none" && !r.slowdown_model.empty()) {
-    double sum = 0.0;
-    for (const RankBreakdown& b : r.per_rank)
-      sum += b.slowdown_s;
-    const double mean = r.per_rank.empty() ? 0.0 : sum / static_cast<double>(r.per_rank.size());
+    const double mean = slowdown_cost(r).mean_s;
     out += "overlap slowdown: +" + ms(mean) + " ms (" +
            fixed(r.iteration_time_s > 0 ? 100.0 * mean / r.iteration_time_s : 0.0, 2) +
            "% of the iteration), compute stretched by communication beside it, mean per rank (" +
