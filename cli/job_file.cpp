@@ -68,6 +68,15 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
   return (fs::path(base_dir) / path).lexically_normal().string();
 }
 
+// A key that takes one of two words: true for the first.
+bool either(const YAML::Node& node, const std::string& key, const std::string& yes, const std::string& no,
+            const std::string& file, const std::string& fix) {
+  const std::string value = scalar(node, key, file);
+  if (value != yes && value != no)
+    throw UserError(file, line_of(node), "`" + key + "` must be " + yes + " or " + no + ", got '" + value + "'", fix);
+  return value == yes;
+}
+
 double number(const YAML::Node& node, const std::string& key, const std::string& file) {
   const std::string text = scalar(node, key, file);
   double v = 0.0;
@@ -221,11 +230,8 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
   check_keys(workload, "workload", {"trace", "replicate", "comm"}, shown_name);
   if (workload["comm"]) {
-    const std::string comm = scalar(workload["comm"], "comm", shown_name);
-    if (comm != "measured" && comm != "simulated")
-      throw UserError(shown_name, line_of(workload["comm"]), "`comm` must be measured or simulated, got '" + comm + "'",
-                      "measured: keep the traced collective durations; simulated: time them on the platform");
-    job.comm_measured = comm == "measured";
+    job.comm_measured = either(workload["comm"], "comm", "measured", "simulated", shown_name,
+                               "measured: keep the traced collective durations; simulated: time them on the platform");
   }
   if (workload["replicate"]) {
     const YAML::Node rep = require_map(workload, "replicate", shown_name, false);
@@ -264,11 +270,8 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   if (output["dir"])
     job.out_dir = resolve(scalar(output["dir"], "dir", shown_name), base_dir);
   if (output["timeline"]) {
-    const std::string t = scalar(output["timeline"], "timeline", shown_name);
-    if (t != "true" && t != "false")
-      throw UserError(shown_name, line_of(output["timeline"]), "`timeline` must be true or false, got '" + t + "'",
-                      "write `timeline: false` to skip timeline.json");
-    job.timeline = t == "true";
+    job.timeline = either(output["timeline"], "timeline", "true", "false", shown_name,
+                          "write `timeline: false` to skip timeline.json");
   }
   return job;
 }
