@@ -2,6 +2,8 @@
 
 #include "base/user_error.hpp"
 #include "cli/communication_options.hpp"
+#include "cli/training_section.hpp"
+#include "cli/yaml_fields.hpp"
 #include "platforms/cluster_spec.hpp"
 #include "slowdown/predictor.hpp"
 
@@ -18,76 +20,6 @@ namespace echo::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
-
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items)
-    s += (s.empty() ? "" : ", ") + i;
-  return s;
-}
-
-// Rejects keys of `map` that are not in `allowed`, naming the first unknown one.
-void check_keys(const YAML::Node& map, const std::string& section, const std::vector<std::string>& allowed,
-                const std::string& file) {
-  const std::set<std::string> ok(allowed.begin(), allowed.end());
-  for (const auto& kv : map) {
-    const std::string key = kv.first.as<std::string>();
-    if (!ok.count(key))
-      throw UserError(file, line_of(kv.first),
-                      "unknown key '" + key + "'" + (section.empty() ? "" : " in `" + section + "`"),
-                      "allowed keys" + (section.empty() ? std::string() : " in `" + section + "`") + ": " + join(allowed));
-  }
-}
-
-YAML::Node require_map(const YAML::Node& parent, const std::string& key, const std::string& file, bool required) {
-  YAML::Node node = parent[key];
-  if (!node || node.IsNull()) {
-    if (required)
-      throw UserError(file, line_of(parent), "the job has no `" + key + "` section",
-                      key == "platform" ? "add e.g. `platform: {preset: dgx-a100, nodes: 1}`"
-                                        : "add e.g. `workload: {trace: trace.pbtxt}`");
-    return YAML::Node(YAML::NodeType::Map);
-  }
-  if (!node.IsMap())
-    throw UserError(file, line_of(node), "`" + key + "` must be a mapping of keys to values",
-                    "write it as `" + key + ": {key: value, ...}` or as an indented block");
-  return node;
-}
-
-std::string scalar(const YAML::Node& node, const std::string& key, const std::string& file) {
-  if (!node.IsScalar())
-    throw UserError(file, line_of(node), "`" + key + "` must be a single value", "write `" + key + ": VALUE`");
-  return node.Scalar();
-}
-
-std::string resolve(const std::string& path, const std::string& base_dir) {
-  if (path.empty() || fs::path(path).is_absolute() || base_dir.empty())
-    return path;
-  return (fs::path(base_dir) / path).lexically_normal().string();
-}
-
-// A key that takes one of two words: true for the first.
-bool either(const YAML::Node& node, const std::string& key, const std::string& yes, const std::string& no,
-            const std::string& file, const std::string& fix) {
-  const std::string value = scalar(node, key, file);
-  if (value != yes && value != no)
-    throw UserError(file, line_of(node), "`" + key + "` must be " + yes + " or " + no + ", got '" + value + "'", fix);
-  return value == yes;
-}
-
-double number(const YAML::Node& node, const std::string& key, const std::string& file) {
-  const std::string text = scalar(node, key, file);
-  double v = 0.0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
-    throw UserError(file, line_of(node), "`" + key + "` must be a number, got '" + text + "'", "write e.g. " + key + ": 0.2");
-  if (v < 0.0)
-    throw UserError(file, line_of(node), "`" + key + "` must not be negative, got " + text,
-                    "a slowdown s >= 0 means kernels run at 1/(1+s) of their speed while they overlap communication");
-  return v;
-}
 
 core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& file, const std::string& base_dir) {
   core::SlowdownSpec spec;
@@ -128,7 +60,8 @@ core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& f
   return spec;
 }
 
-const std::set<std::string> kNestedSections = {"replicate"};
+// Sections inside sections: `--set workload.parallel.tp=4`, `--set workload.model.moe.experts=8`.
+const std::set<std::string> kNestedSections = {"replicate", "model", "training", "parallel", "moe"};
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
@@ -137,31 +70,31 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
                     "write e.g. --set platform.nic_bw=100Gbps");
   const std::string key = assignment.substr(0, eq);
   const std::string value = assignment.substr(eq + 1);
-  // Sections are one level deep; what follows the section is one key, dots included
-  // (platform.nccl.efficiency.net is the key `nccl.efficiency.net` of `platform`).
+  // The first word is a section; words after it that name nested sections go one level further;
+  // the rest is one key, dots included (platform.nccl.efficiency.net is the key
+  // `nccl.efficiency.net` of `platform`).
   const auto dot = key.find('.');
   if (dot == std::string::npos) {
     root[key] = value;
     return;
   }
-  const std::string section = key.substr(0, dot);
-  YAML::Node node = root[section];
-  if (node && !node.IsNull() && !node.IsMap())
-    throw UserError("--set " + assignment, 0, "`" + section + "` is not a section, so it has no key '" + key.substr(dot + 1) + "'",
-                    "override a key inside a section, e.g. platform.nodes=4");
-  if (!node || node.IsNull())
-    root[section] = YAML::Node(YAML::NodeType::Map);
-  // Nested sections (workload.replicate.dp) go one level further; figure keys keep their dots.
-  std::string rest = key.substr(dot + 1);
-  const auto inner = rest.find('.');
-  if (inner != std::string::npos && kNestedSections.contains(rest.substr(0, inner))) {
-    YAML::Node nested = root[section][rest.substr(0, inner)];
-    if (!nested || nested.IsNull())
-      root[section][rest.substr(0, inner)] = YAML::Node(YAML::NodeType::Map);
-    root[section][rest.substr(0, inner)][rest.substr(inner + 1)] = value;
-    return;
+  std::vector<YAML::Node> path{root};
+  std::string name = key.substr(0, dot), rest = key.substr(dot + 1);
+  for (;;) {
+    YAML::Node node = path.back()[name];
+    if (node && !node.IsNull() && !node.IsMap())
+      throw UserError("--set " + assignment, 0, "`" + name + "` is not a section, so it has no key '" + rest + "'",
+                      "override a key inside a section, e.g. platform.nodes=4");
+    if (!node || node.IsNull())
+      path.back()[name] = YAML::Node(YAML::NodeType::Map);
+    path.push_back(path.back()[name]);
+    const auto inner = rest.find('.');
+    if (inner == std::string::npos || !kNestedSections.contains(rest.substr(0, inner)))
+      break;
+    name = rest.substr(0, inner);
+    rest = rest.substr(inner + 1);
   }
-  root[section][rest] = value;
+  path.back()[rest] = value;
 }
 
 platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {
@@ -228,7 +161,15 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
-  check_keys(workload, "workload", {"trace", "replicate", "comm"}, shown_name);
+  check_keys(workload, "workload", {"trace", "replicate", "comm", "model", "training", "parallel", "profile"}, shown_name);
+  if (has_training_section(workload)) {
+    for (const char* key : {"trace", "replicate", "comm"})
+      if (workload[key])
+        throw UserError(shown_name, line_of(workload[key]),
+                        std::string("`workload.") + key + "` belongs to a traced workload, but this one is generated from `model`",
+                        "keep either `trace` (and replicate / comm) or `model` / `training` / `parallel`");
+    job.training = read_training_job(workload, shown_name, base_dir);
+  } else {
   if (workload["comm"]) {
     job.comm_measured = either(workload["comm"], "comm", "measured", "simulated", shown_name,
                                "measured: keep the traced collective durations; simulated: time them on the platform");
@@ -245,8 +186,10 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
     job.replicate_dp = dp;
   }
   if (!workload["trace"])
-    throw UserError(shown_name, line_of(workload), "`workload` names no trace", "write `workload: {trace: trace.pbtxt}`");
+    throw UserError(shown_name, line_of(workload), "`workload` names no trace and no model",
+                    "write `workload: {trace: trace.pbtxt}`, or `workload: {model: {name: gpt3-1.3b}}`");
   job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
+  }
 
   const YAML::Node comm = require_map(root, "communication", shown_name, false);
   check_keys(comm, "communication", {"fidelity", "algo", "proto"}, shown_name);

@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "core/collective_timing.hpp"
+#include "core/rank_runtime.hpp"
 #include "core/trace_names.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -228,7 +229,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
   auto [it, fresh] = transfers_.try_emplace(Key{src, dst, seq});
   Call& call = it->second;
   const std::string where = "send/recv from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
-                            ", transfer #" + std::to_string(seq);
+                            ", transfer #" + std::to_string(RankRuntime::transfer_number(seq));
   if (fresh) {
     collectives::CollectiveCall cc;
     cc.op = collectives::Op::send_recv;

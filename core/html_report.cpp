@@ -1,6 +1,7 @@
 #include "core/html_report.hpp"
 
 #include "core/critical_path.hpp"
+#include "core/training_report.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -164,7 +165,7 @@ const fmt=v=>v>=1000?(v/1000).toFixed(3)+' ms':v.toFixed(3)+' us';
 const esc=t=>String(t).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
 document.getElementById('title').textContent=D.workload;
 document.getElementById('sub').textContent=D.platform+' - '+D.ranks+' ranks';
-document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us);
+document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us)+(D.training?' - '+Math.round(D.training.tokens_per_s)+' tokens/s - '+D.training.tflops_per_gpu.toFixed(1)+' TFLOP/s per GPU - MFU '+(100*D.training.mfu).toFixed(1)+'% - peak memory '+(D.training.peak_memory_bytes/1073741824).toFixed(1)+' of '+(D.training.memory_capacity_bytes/1073741824).toFixed(1)+' GiB':'');
 // Stacked bars.
 const svg=document.getElementById('bars'),W=1200,H=200,n=D.bars.length,bw=Math.max(1,(W-60)/n);
 // Compute, then exposed communication per communicator slot (tp, dp, pp, ...), then idle.
@@ -235,6 +236,8 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
                              : "the first ranks"},
                {"critical", critical(r)},
                {"collectives", collectives(r)}};
+  if (const auto figures = training_figures(r))
+    data["training"] = training_json(*figures);
   // Inside <script>, "</" would end the element: escape it.
   std::string text = data.dump();
   for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))

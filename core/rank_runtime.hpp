@@ -36,8 +36,13 @@ public:
   void finish_task(std::uint32_t stream) { ++done_[stream]; }
 
   std::uint64_t next_call_seq(std::uint32_t slot) { return call_seq_[slot]++; }
-  std::uint64_t next_send_seq(std::uint32_t dst) { return send_seq_[dst]++; }
-  std::uint64_t next_recv_seq(std::uint32_t src) { return recv_seq_[src]++; }
+  // Point-to-point transfers are ordered per (communicator, peer) pair, as NCCL orders them: the
+  // n-th send from A to B on communicator C meets the n-th recv at B from A on C. The
+  // communicator index rides in the sequence number's high bits (transfer_comm / transfer_number).
+  std::uint64_t next_send_seq(std::uint32_t comm, std::uint32_t dst) { return next_seq(send_seq_, comm, dst); }
+  std::uint64_t next_recv_seq(std::uint32_t comm, std::uint32_t src) { return next_seq(recv_seq_, comm, src); }
+  static constexpr int kTransferCommShift = 40;
+  static std::uint64_t transfer_number(std::uint64_t seq) { return seq & ((std::uint64_t{1} << kTransferCommShift) - 1); }
 
   // Streams of this rank wait here for each other's tasks (CUDA events, in effect).
   simgrid::s4u::ConditionVariable& dependency_signal() { return *dependency_signal_; }
@@ -97,7 +102,12 @@ private:
   const workloads::RankProgram* program_;
   std::vector<std::uint32_t> done_;
   std::vector<std::uint64_t> call_seq_;
-  std::unordered_map<std::uint32_t, std::uint64_t> send_seq_, recv_seq_;
+  using PairCounters = std::unordered_map<std::uint64_t, std::uint64_t>;
+  static std::uint64_t next_seq(PairCounters& counters, std::uint32_t comm, std::uint32_t peer) {
+    const std::uint64_t pair = (std::uint64_t{comm} << 32) | peer;
+    return (std::uint64_t{comm} << kTransferCommShift) | counters[pair]++;
+  }
+  PairCounters send_seq_, recv_seq_;
   simgrid::s4u::ConditionVariablePtr dependency_signal_;
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;

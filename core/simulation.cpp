@@ -8,6 +8,7 @@
 #include "core/kernel_features.hpp"
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
+#include "core/generated_workload.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -42,13 +43,30 @@ struct Simulation::Impl {
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
-Simulation::Simulation(const JobSpec& job)
-    : Simulation(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown,
-                 job.comm_measured) {}
+Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  if (!job.training) {
+    init(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown,
+         job.comm_measured);
+    return;
+  }
+  // A generated workload needs the platform first: its GPU count and GPU model.
+  const workloads::TrainingJob& t = *job.training;
+  const std::uint32_t hint = t.parallel.dp > 0 ? t.parallel.tp * t.parallel.pp * t.parallel.cp * t.parallel.dp : 1u << 16;
+  impl_->engine = make_engine(hint);
+  platforms::load_platform(*impl_->engine, job.platform);
+  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
+  init(job.platform, generated_workload(t, *impl_->cluster, job.platform.describe()), job.communication, job.slowdown,
+       job.comm_measured);
+}
 
 Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
                        CommunicationSpec communication, SlowdownSpec slowdown, bool comm_measured)
     : impl_(std::make_unique<Impl>()) {
+  init(platform, std::move(workload), std::move(communication), std::move(slowdown), comm_measured);
+}
+
+void Simulation::init(const platforms::PlatformSource& platform, workloads::Workload workload,
+                      CommunicationSpec communication, SlowdownSpec slowdown, bool comm_measured) {
   impl_->comm_measured = comm_measured;
   impl_->platform = platform;
   impl_->communication = std::move(communication);
@@ -57,9 +75,11 @@ Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Wor
                     : slowdown.model == "xgboost"  ? slowdown::make_xgboost(slowdown.file)
                                                    : slowdown::make_none();
   impl_->workload = std::move(workload);
-  impl_->engine = make_engine(impl_->workload.rank_count());
-  platforms::load_platform(*impl_->engine, platform);
-  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, platform.describe());
+  if (!impl_->engine) {
+    impl_->engine = make_engine(impl_->workload.rank_count());
+    platforms::load_platform(*impl_->engine, platform);
+    impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, platform.describe());
+  }
   const std::uint32_t ranks = impl_->workload.rank_count();
   const std::uint32_t gpus = impl_->cluster->gpu_count();
   if (ranks > gpus)
@@ -182,6 +202,10 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));
   result.per_rank.reserve(n_ranks);
   result.slots = w.slots;
+  if (w.training) {
+    result.training = w.training;
+    result.program_of_rank = w.program_of_rank;
+  }
   result.slowdown_model = impl_->slowdown->name();
   for (const RankRuntime& rt : ranks) {
     RankBreakdown b;

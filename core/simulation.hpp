@@ -46,6 +46,9 @@ public:
   SimulationResult run(bool record_intervals, const ProgressFn& progress = {});
 
 private:
+  void init(const platforms::PlatformSource& platform, workloads::Workload workload, CommunicationSpec communication,
+            SlowdownSpec slowdown, bool comm_measured);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

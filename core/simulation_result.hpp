@@ -1,7 +1,10 @@
 #pragma once
 // What one simulated iteration produced: the iteration time, a breakdown per rank, and (when
 // asked for) every executed interval for the timeline.
+#include "workloads/training_facts.hpp"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,9 @@ struct SimulationResult {
   std::vector<CollectiveStat> collective_stats;  // by total time, longest first
   std::vector<Interval> intervals;  // only when recording
   std::vector<CriticalSegment> critical_path;  // only when recording, in time order
+  // Generated workloads: model arithmetic and memory; memory_by_rank[r] is rank r's breakdown.
+  std::optional<workloads::TrainingFacts> training;
+  std::vector<std::uint32_t> program_of_rank;
 };
 
 } // namespace echo::core

@@ -36,10 +36,10 @@ double StreamActor::communicate(RankRuntime& rt, const ProgramTask& task, Interv
   const std::uint32_t peer = w.communicators[comm].ranks[task.peer_or_root];
   record.comm = peer;
   if (task.kind == TaskKind::send) {
-    record.seq = rt.next_send_seq(peer);
+    record.seq = rt.next_send_seq(comm, peer);
     return state_->matcher->await_transfer(rank_, task, rank_, peer, record.seq);
   }
-  record.seq = rt.next_recv_seq(peer);
+  record.seq = rt.next_recv_seq(comm, peer);
   return state_->matcher->await_transfer(rank_, task, peer, rank_, record.seq);
 }
 
@@ -141,8 +141,14 @@ void StreamActor::operator()() const {
         continue;
       }
       Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
-      rt.begin_comm(task.slot, record.start_s);
-      comm_changed(rt);
+      // A collective occupies the GPU from its launch (its kernel spins for late members, as
+      // profilers show). A send or recv posted early only waits for its peer: that wait is idle
+      // time (a pipeline bubble, typically), and the transfer counts from when both sides are there.
+      const bool point_to_point = task.kind != TaskKind::collective;
+      if (!point_to_point) {
+        rt.begin_comm(task.slot, record.start_s);
+        comm_changed(rt);
+      }
       double finish_s = 0.0;
       if (state_->comm_measured && task.kind == TaskKind::collective) {
         // The traced kernel's own duration: what the rank saw, waiting for peers included.
@@ -151,6 +157,10 @@ void StreamActor::operator()() const {
         finish_s = record.start_s + static_cast<double>(task.duration_ns) * 1e-9;
       } else {
         finish_s = communicate(rt, task, record);
+      }
+      if (point_to_point) {
+        rt.begin_comm(task.slot, sg4::Engine::get_clock());
+        comm_changed(rt);
       }
       if (finish_s > sg4::Engine::get_clock())
         sg4::this_actor::sleep_until(finish_s);

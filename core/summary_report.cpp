@@ -2,6 +2,7 @@
 
 #include "core/collective_timing.hpp"
 #include "core/critical_path.hpp"
+#include "core/training_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -64,6 +65,10 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
     j["error_vs_measured"] =
         (static_cast<double>(r.iteration_ns) - static_cast<double>(r.measured_iteration_ns)) / static_cast<double>(r.measured_iteration_ns);
   }
+  if (const auto figures = training_figures(r)) {
+    j["training"] = training_json(*figures);
+    j["breakdown"] = breakdown_json(iteration_breakdown(r));
+  }
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
   for (const RankBreakdown& b : r.per_rank)
   {
@@ -123,6 +128,7 @@ std::string text_summary(const SimulationResult& r) {
     out += "measured:       " + ms(measured * 1e-9) + " ms, prediction error " +
            fixed(100.0 * (static_cast<double>(r.iteration_ns) - measured) / measured, 2) + "%\n";
   }
+  out += training_text(r);
   if (r.slowdown_model != "none" && !r.slowdown_model.empty()) {
     const double mean = slowdown_cost(r).mean_s;
     out += "overlap slowdown: +" + ms(mean) + " ms (" +

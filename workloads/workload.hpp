@@ -3,8 +3,10 @@
 // runs, and the communicator instances each rank's slots resolve to. Memory grows with distinct
 // programs plus ranks x slots — never with ranks x tasks.
 #include "workloads/rank_program.hpp"
+#include "workloads/training_facts.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ public:
   std::vector<std::uint32_t> program_of_rank;   // global rank -> index into programs
   std::vector<CommunicatorDef> communicators;
   std::uint64_t measured_iteration_ns = 0;
+  std::optional<TrainingFacts> training;        // generated from a model config: tokens, FLOPs, memory
 
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(program_of_rank.size()); }
   const RankProgram& program(std::uint32_t rank) const { return programs[program_of_rank[rank]]; }

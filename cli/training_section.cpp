@@ -1,0 +1,153 @@
+#include "cli/training_section.hpp"
+
+#include "base/user_error.hpp"
+#include "cli/yaml_fields.hpp"
+#include "workloads/model_presets.hpp"
+
+namespace echo::cli {
+
+namespace {
+
+using workloads::Activation;
+using workloads::PipelineSchedule;
+using workloads::Recompute;
+
+workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
+  check_keys(m, "workload.model",
+             {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
+              "tied_embeddings"},
+             file);
+  workloads::ModelDims dims;
+  dims.vocab = 51200;
+  dims.seq_len = 2048;
+  dims.top_k = 2;
+  if (m["name"]) {
+    const std::string name = scalar(m["name"], "name", file);
+    const auto preset = workloads::model_preset(name);
+    if (!preset) {
+      std::vector<std::string> names;
+      for (const auto& p : workloads::model_presets())
+        names.push_back(p.name);
+      throw UserError(file, line_of(m["name"]), "unknown model preset '" + name + "'", "use one of: " + join(names));
+    }
+    dims = *preset;
+  } else {
+    for (const char* key : {"layers", "hidden", "heads"})
+      if (!m[key])
+        throw UserError(file, line_of(m), std::string("`workload.model` has no `") + key + "` (and no preset `name`)",
+                        "give layers, hidden and heads, or name a preset: `model: {name: gpt3-175b}` (`echo-des models`)");
+    dims.name = "custom";
+  }
+  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) {
+    if (m[key])
+      field = whole_number(m[key], key, file, minimum);
+  };
+  bool ffn_given = m["ffn_hidden"].IsDefined(), kv_given = m["kv_heads"].IsDefined();
+  count("layers", dims.layers, 1);
+  count("hidden", dims.hidden, 1);
+  count("heads", dims.heads, 1);
+  count("kv_heads", dims.kv_heads, 1);
+  count("ffn_hidden", dims.ffn_hidden, 1);
+  count("vocab", dims.vocab, 1);
+  count("seq_len", dims.seq_len, 1);
+  if (!m["name"]) {  // the documented defaults of a model given by its dimensions
+    if (!ffn_given)
+      dims.ffn_hidden = 0;
+    if (!kv_given)
+      dims.kv_heads = 0;
+  }
+  if (m["activation"])
+    dims.activation = one_of(m["activation"], "activation", {"gelu", "swiglu"}, file) == "swiglu" ? Activation::swiglu : Activation::gelu;
+  if (m["tied_embeddings"])
+    dims.tied_embeddings = either(m["tied_embeddings"], "tied_embeddings", "true", "false", file,
+                                  "true: the LM head shares the input embedding (GPT); false: its own matrix (Llama)");
+  else if (!m["name"])
+    dims.tied_embeddings = dims.activation == Activation::gelu;
+  if (m["moe"]) {
+    const YAML::Node moe = require_map(m, "moe", file, false);
+    check_keys(moe, "workload.model.moe", {"experts", "top_k", "expert_ffn_hidden"}, file);
+    if (moe["experts"])
+      dims.experts = whole_number(moe["experts"], "experts", file, 0);
+    if (moe["top_k"])
+      dims.top_k = whole_number(moe["top_k"], "top_k", file, 1);
+    if (moe["expert_ffn_hidden"])
+      dims.expert_ffn_hidden = whole_number(moe["expert_ffn_hidden"], "expert_ffn_hidden", file, 0);
+  }
+  return dims;
+}
+
+workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& file) {
+  check_keys(t, "workload.training", {"global_batch", "micro_batch", "dtype", "recompute"}, file);
+  workloads::TrainingSpec spec;
+  if (t["global_batch"])
+    spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
+  if (t["micro_batch"])
+    spec.micro_batch = whole_number(t["micro_batch"], "micro_batch", file, 1);
+  if (t["dtype"])
+    spec.dtype = *workloads::parse_data_type(one_of(t["dtype"], "dtype", {"bf16", "fp16", "fp8", "tf32", "fp32"}, file));
+  if (t["recompute"]) {
+    const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
+    spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
+  }
+  return spec;
+}
+
+workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& file) {
+  check_keys(p, "workload.parallel",
+             {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "dp_overlap",
+              "bucket_mb", "order"},
+             file);
+  workloads::ParallelSpec spec;
+  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) {
+    if (p[key])
+      field = whole_number(p[key], key, file, minimum);
+  };
+  count("tp", spec.tp, 1);
+  count("pp", spec.pp, 1);
+  count("dp", spec.dp, 1);
+  count("cp", spec.cp, 1);
+  count("ep", spec.ep, 1);
+  count("virtual_stages", spec.virtual_stages, 1);
+  if (p["zero"])
+    spec.zero = static_cast<std::uint32_t>(std::stoi(one_of(p["zero"], "zero", {"0", "1", "2", "3"}, file)));
+  if (p["sequence_parallel"])
+    spec.sequence_parallel = either(p["sequence_parallel"], "sequence_parallel", "true", "false", file,
+                                    "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)");
+  if (p["dp_overlap"])
+    spec.dp_overlap = either(p["dp_overlap"], "dp_overlap", "true", "false", file,
+                             "true overlaps the gradient buckets with the backward pass");
+  if (p["schedule"]) {
+    const std::string s = one_of(p["schedule"], "schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, file);
+    spec.schedule = s == "gpipe" ? PipelineSchedule::gpipe : s == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;
+  }
+  if (p["bucket_mb"]) {
+    spec.bucket_mb = number(p["bucket_mb"], "bucket_mb", file);
+    if (spec.bucket_mb <= 0)
+      throw UserError(file, line_of(p["bucket_mb"]), "`bucket_mb` must be greater than 0", "25 is PyTorch's default");
+  }
+  if (p["order"])
+    spec.order = scalar(p["order"], "order", file);
+  return spec;
+}
+
+} // namespace
+
+bool has_training_section(const YAML::Node& workload) {
+  return workload["model"] || workload["training"] || workload["parallel"];
+}
+
+workloads::TrainingJob read_training_job(const YAML::Node& workload, const std::string& file, const std::string& base_dir) {
+  workloads::TrainingJob job;
+  job.origin = file;
+  if (!workload["model"])
+    throw UserError(file, line_of(workload), "`workload` has training or parallel settings but no `model`",
+                    "add e.g. `model: {name: gpt3-1.3b}` (presets: `echo-des models`)");
+  job.model = read_model(require_map(workload, "model", file, false), file);
+  job.training = read_training(require_map(workload, "training", file, false), file);
+  job.parallel = read_parallel(require_map(workload, "parallel", file, false), file);
+  if (workload["profile"])
+    job.profile_db = resolve(scalar(workload["profile"], "profile", file), base_dir);
+  return job;
+}
+
+} // namespace echo::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Reading job-file fields with messages that name the file, the line, what is wrong and the fix.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::cli {
+
+int line_of(const YAML::Node& node);
+std::string join(const std::vector<std::string>& items);
+// Rejects keys of `map` that are not in `allowed`, naming the first unknown one.
+void check_keys(const YAML::Node& map, const std::string& section, const std::vector<std::string>& allowed,
+                const std::string& file);
+// parent[key] as a mapping; an empty mapping when absent (a UserError when `required`).
+YAML::Node require_map(const YAML::Node& parent, const std::string& key, const std::string& file, bool required);
+std::string scalar(const YAML::Node& node, const std::string& key, const std::string& file);
+// A relative path is relative to the job file's folder.
+std::string resolve(const std::string& path, const std::string& base_dir);
+// A key that takes one of two words: true for the first.
+bool either(const YAML::Node& node, const std::string& key, const std::string& yes, const std::string& no,
+            const std::string& file, const std::string& fix);
+// A non-negative number.
+double number(const YAML::Node& node, const std::string& key, const std::string& file);
+// A whole number >= `minimum`.
+std::uint32_t whole_number(const YAML::Node& node, const std::string& key, const std::string& file, std::uint32_t minimum);
+// One of `words`; the message lists them.
+std::string one_of(const YAML::Node& node, const std::string& key, const std::vector<std::string>& words, const std::string& file);
+
+} // namespace echo::cli

@@ -1,0 +1,81 @@
+#include "core/generated_workload.hpp"
+
+#include "base/user_error.hpp"
+#include "workloads/generator/compute_model.hpp"
+#include "workloads/generator/transformer_generator.hpp"
+#include "workloads/trace_reader.hpp"
+
+#include <cstdio>
+
+namespace echo::core {
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+workloads::GpuSpec gpu_of(const platforms::Cluster& cluster, const std::string& platform_name, const std::string& origin) {
+  const std::string model(cluster.gpu_model(0));
+  if (model.empty())
+    throw UserError(platform_name, 0, "the platform does not say which GPU its hosts have, so kernels cannot be timed",
+                    "add a `gpu` property (e.g. gpu=\"H100-SXM5-80GB\") to the GPU hosts or their zone; known GPUs: " +
+                        [] {
+                          std::string list;
+                          for (const auto& g : workloads::gpu_presets())
+                            list += (list.empty() ? "" : ", ") + g.name;
+                          return list;
+                        }());
+  const auto gpu = workloads::gpu_preset(model);
+  if (!gpu)
+    throw UserError(origin, 0, "the platform's GPU `" + model + "` has no compute preset",
+                    "use a platform whose `gpu` property names one of: A100-SXM4-40GB, A100-SXM4-80GB, H100-SXM5-80GB, "
+                    "H800-SXM5-80GB, H200-SXM-141GB, B200-SXM-180GB, MI300X");
+  return *gpu;
+}
+
+// The first rank that runs template `name`, for messages.
+std::uint32_t first_rank_of(const trace::Trace& t, const std::string& name) {
+  std::uint32_t best = ~0u;
+  for (const trace::RankRange& r : t.ranks())
+    if (r.template_name() == name && r.first() < best)
+      best = r.first();
+  return best;
+}
+
+void check_memory_fits(const workloads::GeneratedJob& g, const std::string& origin) {
+  const double capacity = g.facts.memory_capacity_bytes;
+  for (int i = 0; i < g.trace.templates_size(); ++i) {
+    const workloads::MemoryBreakdown& m = g.facts.memory_by_program[static_cast<std::size_t>(i)];
+    if (m.total() <= capacity)
+      continue;
+    const std::string& name = g.trace.templates(i).name();
+    throw UserError(origin, 0,
+                    "rank " + std::to_string(first_rank_of(g.trace, name)) + " (pipeline " + name + ") needs " +
+                        gigabytes(m.total()) + " of " + gigabytes(capacity) + ": weights " + gigabytes(m.weights) +
+                        ", gradients " + gigabytes(m.gradients) + ", optimizer " + gigabytes(m.optimizer) +
+                        ", activations " + gigabytes(m.activations) + ", buffers " + gigabytes(m.buffers),
+                    "shard more: raise tp or pp, use zero: 1-3, recompute: selective or full, or a smaller micro_batch");
+  }
+}
+
+} // namespace
+
+workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
+                                       const std::string& platform_name) {
+  const workloads::GpuSpec gpu = gpu_of(cluster, platform_name, job.origin);
+  workloads::check_training_job(job, cluster.gpu_count(), gpu);
+  workloads::ProfileDb db;
+  if (!job.profile_db.empty())
+    db = workloads::ProfileDb::load(job.profile_db, gpu.name, job.training.dtype);
+  const workloads::ComputeModel model(gpu, job.training.dtype, std::move(db));
+  workloads::GeneratedJob g = workloads::generate_training_job(job, model);
+  check_memory_fits(g, job.origin);
+  workloads::Workload w = workloads::build_workload(g.trace, job.origin.empty() ? "generated workload" : job.origin);
+  w.training = std::move(g.facts);
+  return w;
+}
+
+} // namespace echo::core

@@ -1,0 +1,15 @@
+#pragma once
+// A workload generated from a model config on a loaded platform: the platform's GPU model picks
+// the compute model's GPU preset, its GPU count bounds the layout, and every rank's memory must fit.
+#include "platforms/cluster.hpp"
+#include "workloads/generator/training_job.hpp"
+#include "workloads/workload.hpp"
+
+#include <string>
+
+namespace echo::core {
+
+workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
+                                       const std::string& platform_name);
+
+} // namespace echo::core

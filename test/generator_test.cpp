@@ -1,0 +1,328 @@
+// The transformer generator: pipeline schedules (and their bubbles, simulated), rank layouts,
+// the compute and memory models, the generated programs, and every rule a job can break.
+#include "support/child_process.hpp"
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include "core/simulation.hpp"
+#include "core/training_report.hpp"
+#include "workloads/generator/compute_model.hpp"
+#include "workloads/generator/memory_model.hpp"
+#include "workloads/generator/pipeline_schedule.hpp"
+#include "workloads/generator/rank_layout.hpp"
+#include "workloads/generator/transformer_generator.hpp"
+#include "workloads/trace_reader.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+using namespace echo;
+using namespace echo::workloads;
+
+namespace {
+
+TrainingJob small_job(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp) {
+  TrainingJob job;
+  job.model = *model_preset("gpt3-1.3b");
+  job.training.global_batch = 16;
+  job.training.micro_batch = 1;
+  job.parallel.tp = tp;
+  job.parallel.pp = pp;
+  job.parallel.dp = dp;
+  job.origin = "job.yaml";
+  return job;
+}
+
+std::string check_error(TrainingJob job, std::uint32_t gpus = 64, const std::string& gpu = "A100-SXM4-80GB") {
+  try {
+    check_training_job(job, gpus, *gpu_preset(gpu));
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Passes of fixed length: forward `forward_s`, backward twice that, one kernel each.
+class UniformPasses final : public ChunkPasses {
+public:
+  UniformPasses(ProgramBuilder& b, double forward_s) : b_(b), forward_s_(forward_s) {}
+  TaskId forward(const ChunkSpec&, TaskId ready) override { return run("F", forward_s_, ready); }
+  TaskId backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads, TaskId& emb, TaskId& head) override {
+    const TaskId t = run("B", 2 * forward_s_, ready);
+    grads.assign(chunk.layers, t);
+    emb = head = kNoTask;
+    return t;
+  }
+  void wait_for(TaskId task) override {
+    if (task != kNoTask)
+      pending_.push_back(task);
+  }
+
+private:
+  TaskId run(const char* name, double s, TaskId ready) {
+    KernelOp op;
+    op.name = name;
+    const TaskId t = b_.compute("compute", op, s, {ready});
+    for (TaskId p : pending_)
+      b_.add_dependency(t, p);
+    pending_.clear();
+    return t;
+  }
+  ProgramBuilder& b_;
+  double forward_s_;
+  std::vector<TaskId> pending_;
+};
+
+// Idle share of each rank's iteration for a uniform toy pipeline, simulated on one 8-GPU node.
+std::vector<double> toy_bubbles(PipelineSchedule schedule, std::uint32_t pp, std::uint32_t m, std::uint32_t v) {
+  const auto outcome = test::in_child_process([&] {
+    TrainingJob job;
+    job.model.name = "toy";
+    job.model.layers = 8;
+    job.model.hidden = 64;
+    job.model.heads = 1;
+    job.model.vocab = 128;
+    job.model.seq_len = 64;
+    job.model.tied_embeddings = false;
+    job.training.global_batch = m;
+    job.parallel.pp = pp;
+    job.parallel.dp = 1;
+    job.parallel.schedule = schedule;
+    job.parallel.virtual_stages = v;
+    check_training_job(job, 8, *gpu_preset("a100"));
+    const ComputeModel model(*gpu_preset("a100"), DataType::bf16);
+    const GeneratedJob g = generate_training_job(job, model, [&](ProgramBuilder& b, std::uint32_t, std::uint32_t) {
+      return std::make_unique<UniformPasses>(b, 1e-3 / v);
+    });
+    platforms::PlatformSource platform;
+    platform.file = ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml";
+    core::Simulation sim(platform, build_workload(g.trace, "toy"));
+    const core::SimulationResult r = sim.run(false);
+    nlohmann::json shares = nlohmann::json::array();
+    for (const auto& rank : r.per_rank)
+      shares.push_back(rank.idle_s / r.iteration_time_s);
+    return shares.dump();
+  });
+  INFO(outcome.text);
+  REQUIRE(!outcome.user_error);
+  return nlohmann::json::parse(outcome.text).get<std::vector<double>>();
+}
+
+} // namespace
+
+TEST_CASE("1F1B runs pp - stage - 1 warm-up forwards, then alternates, every pass once") {
+  const auto order = pipeline_order(PipelineSchedule::one_f_one_b, 4, 1, 8, 1);
+  REQUIRE(order.size() == 16);
+  CHECK(order[0].forward);
+  CHECK(order[1].forward);
+  CHECK(order[2].forward);  // two warm-up forwards, then the first of the steady pairs
+  CHECK_FALSE(order[3].forward);
+  CHECK(order[3].micro_batch == 0);
+  std::set<std::pair<bool, std::uint32_t>> seen;
+  for (const auto& p : order)
+    CHECK(seen.insert({p.forward, p.micro_batch}).second);
+}
+
+TEST_CASE("interleaved 1F1B visits every (micro-batch, chunk) once each way, backward after forward") {
+  for (std::uint32_t stage = 0; stage < 4; ++stage) {
+    const auto order = pipeline_order(PipelineSchedule::interleaved, 4, stage, 8, 3);
+    REQUIRE(order.size() == 48);
+    std::map<std::pair<std::uint32_t, std::uint32_t>, int> forward_at;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto key = std::make_pair(order[i].micro_batch, order[i].chunk);
+      if (order[i].forward) {
+        CHECK(forward_at.count(key) == 0);
+        forward_at[key] = static_cast<int>(i);
+      } else {
+        REQUIRE(forward_at.count(key) == 1);
+        CHECK(forward_at[key] < static_cast<int>(i));
+      }
+    }
+    CHECK(forward_at.size() == 24);
+  }
+  // Stage 0 warms up with (pp - 1) * 2 + (v - 1) * pp = 14 forwards.
+  const auto first = pipeline_order(PipelineSchedule::interleaved, 4, 0, 8, 3);
+  for (int i = 0; i < 14; ++i)
+    CHECK(first[static_cast<std::size_t>(i)].forward);
+  CHECK(first[14].forward);
+  CHECK_FALSE(first[15].forward);
+}
+
+TEST_CASE("1F1B bubble equals (pp - 1) / (m + pp - 1) on a uniform toy model") {
+  for (const double share : toy_bubbles(PipelineSchedule::one_f_one_b, 4, 8, 1))
+    CHECK(share == doctest::Approx(3.0 / 11.0).epsilon(0.003));
+}
+
+TEST_CASE("GPipe has the same bubble as 1F1B on a uniform toy model") {
+  for (const double share : toy_bubbles(PipelineSchedule::gpipe, 4, 8, 1))
+    CHECK(share == doctest::Approx(3.0 / 11.0).epsilon(0.003));
+}
+
+TEST_CASE("interleaving divides the bubble by the virtual stages") {
+  // (pp - 1) / v of bubble against m of work: (pp - 1) / (v m + pp - 1) of the iteration.
+  for (const double share : toy_bubbles(PipelineSchedule::interleaved, 4, 8, 2))
+    CHECK(share == doctest::Approx(3.0 / 19.0).epsilon(0.003));
+}
+
+TEST_CASE("rank layout follows Megatron's order, innermost first") {
+  ParallelSpec p;
+  p.tp = 2;
+  p.pp = 2;
+  p.dp = 4;
+  p.ep = 2;
+  const RankLayout layout(p, "job.yaml");
+  CHECK(layout.world() == 16);
+  const Coordinates c = layout.coordinates(13);  // 13 = tp 1 + 2 * (ep 0 + 2 * (dp 1 + 2 * pp 1))
+  CHECK(c.tp == 1);
+  CHECK(c.ep == 0);
+  CHECK(c.dp == 1);
+  CHECK(c.pp == 1);
+  const auto tp = layout.groups("tp", {Dim::tp});
+  REQUIRE(tp.size() == 8);
+  CHECK(tp[0].ranks == std::vector<std::uint32_t>{0, 1});
+  const auto dp = layout.groups("dp", {Dim::cp, Dim::ep, Dim::dp});
+  REQUIRE(dp.size() == 4);
+  CHECK(dp[0].ranks == std::vector<std::uint32_t>{0, 2, 4, 6});
+  const auto pp = layout.groups("pp", {Dim::pp});
+  CHECK(pp[0].ranks == std::vector<std::uint32_t>{0, 8});
+  ParallelSpec q = p;
+  q.order = "dp-tp-pp";  // ep goes just inside dp
+  const RankLayout outer(q, "job.yaml");
+  CHECK(outer.groups("tp", {Dim::tp})[0].ranks == std::vector<std::uint32_t>{0, 4});  // ep 2 x dp 2 inside tp
+  q.order = "tp-ep-cp-dp-pp";
+  CHECK_THROWS_AS(RankLayout(q, "job.yaml"), UserError);
+  q.order = "tp-cp-dp-pp-xx";
+  CHECK_THROWS_AS(RankLayout(q, "job.yaml"), UserError);
+}
+
+TEST_CASE("GEMM efficiency: a large square GEMM is near the GPU's share, skinny and ragged ones are not") {
+  const ComputeModel a100(*gpu_preset("a100"), DataType::bf16);
+  const double big = a100.gemm_efficiency(8192, 8192, 8192);
+  CHECK(big > 0.95 * a100.gpu().gemm_efficiency);
+  CHECK(big <= a100.gpu().gemm_efficiency);
+  CHECK(a100.gemm_efficiency(64, 8192, 8192) < 0.5 * big);  // 64 rows fill a fraction of the tiles
+  CHECK(a100.gemm_efficiency(8192, 8192, 64) < 0.4 * big);  // a short K is all prologue
+  // 8192 x 8200: one more column of tiles than the SMs divide evenly.
+  CHECK(a100.gemm_efficiency(8192, 8200, 8192) < big);
+  KernelOp op;
+  op.shape = KernelShape::gemm;
+  op.m = op.n = op.k = 8192;
+  const double t = a100.time_s(op);
+  CHECK(t == doctest::Approx(2.0 * 8192 * 8192 * 8192 / (312e12 * big) + ComputeModel::kKernelOverheadS));
+  const ComputeModel h100(*gpu_preset("H100-SXM5-80GB"), DataType::bf16);
+  CHECK(h100.time_s(op) < 0.5 * t);
+}
+
+TEST_CASE("memory-bound kernels run at the achievable HBM bandwidth") {
+  const ComputeModel a100(*gpu_preset("A100-SXM4-40GB"), DataType::bf16);
+  KernelOp op;
+  op.shape = KernelShape::memory;
+  op.bytes = 1e9;
+  CHECK(a100.time_s(op) == doctest::Approx(1e9 / (1555e9 * 0.87) + ComputeModel::kKernelOverheadS));
+}
+
+TEST_CASE("a profiling database overrides the roofline where it has the kernel") {
+  test::TempDir dir;
+  const std::string csv = dir.file("db.csv",
+                                   "gpu,dtype,kernel,time_us\n"
+                                   "A100-SXM4-80GB,bf16,gemm:1x8192x8192x8192,1234.5\n"
+                                   "A100-SXM4-80GB,fp16,gemm:1x8192x8192x8192,99\n"
+                                   "H100-SXM5-80GB,bf16,gemm:1x8192x8192x8192,77\n");
+  const ComputeModel m(*gpu_preset("a100"), DataType::bf16, ProfileDb::load(csv, "A100-SXM4-80GB", DataType::bf16));
+  KernelOp op;
+  op.shape = KernelShape::gemm;
+  op.m = op.n = op.k = 8192;
+  CHECK(m.time_s(op) == doctest::Approx(1234.5e-6));
+  op.k = 4096;  // not in the database: the roofline
+  CHECK(m.time_s(op) == doctest::Approx(2.0 * 8192 * 8192 * 4096 / (312e12 * m.gemm_efficiency(8192, 8192, 4096)) +
+                                        ComputeModel::kKernelOverheadS));
+  CHECK(m.database_hits() == 1);
+  const std::string bad = dir.file("bad.csv", "gpu,dtype,kernel\n");
+  CHECK_THROWS_AS(ProfileDb::load(bad, "a100", DataType::bf16), UserError);
+  const std::string negative = dir.file("neg.csv", "gpu,dtype,kernel,time_us\nA100,bf16,gemm:1x1x1x1,-3\n");
+  CHECK_THROWS_AS(ProfileDb::load(negative, "a100", DataType::bf16), UserError);
+}
+
+TEST_CASE("every rule a layout can break is named with its values") {
+  CHECK(check_error(small_job(8, 1, 8)).empty());
+  TrainingJob job = small_job(3, 1, 1);
+  CHECK(check_error(job).find("tp (3) does not divide heads (16)") != std::string::npos);
+  job = small_job(1, 5, 1);
+  CHECK(check_error(job).find("does not divide layers (24)") != std::string::npos);
+  job = small_job(1, 1, 3);
+  CHECK(check_error(job).find("global_batch (16) is not divisible by micro_batch x dp = 1 x 3") != std::string::npos);
+  job = small_job(8, 2, 8);
+  CHECK(check_error(job, 64).find("needs tp x pp x dp x cp = 8 x 2 x 8 x 1 = 128 GPUs but the platform has 64") != std::string::npos);
+  job = small_job(1, 1, 4);
+  job.training.dtype = DataType::fp8;
+  CHECK(check_error(job).find("fp8 is not supported by the A100-SXM4-80GB") != std::string::npos);
+  CHECK(check_error(job, 64, "H100-SXM5-80GB").empty());
+  job = small_job(1, 1, 4);
+  job.model = *model_preset("mixtral-8x7b");
+  job.parallel.ep = 3;
+  CHECK(check_error(job).find("ep (3) does not divide experts (8)") != std::string::npos);
+  job = small_job(1, 4, 4);
+  job.parallel.schedule = PipelineSchedule::interleaved;
+  job.parallel.virtual_stages = 4;
+  CHECK(check_error(job).find("pp x virtual_stages = 4 x 4 does not divide layers (24)") != std::string::npos);
+  job = small_job(2, 1, 0);  // dp from the GPU count
+  CHECK(check_error(job, 16).empty());
+}
+
+TEST_CASE("a generated job has one template per stage and groups for every dimension") {
+  TrainingJob job = small_job(2, 2, 2);
+  job.parallel.sequence_parallel = true;
+  check_training_job(job, 8, *gpu_preset("a100"));
+  const ComputeModel model(*gpu_preset("a100"), DataType::bf16);
+  const GeneratedJob g = generate_training_job(job, model);
+  REQUIRE(g.trace.templates_size() == 2);
+  std::map<std::string, int> slots;
+  for (const auto& c : g.trace.communicators())
+    ++slots[c.slot()];
+  CHECK(slots["tp"] == 4);
+  CHECK(slots["pp"] == 4);
+  CHECK(slots["dp"] == 4);
+  CHECK(slots["embd"] == 4);  // GPT ties its embedding: first and last stage share the gradient
+  // Sequence parallelism: AllGather / ReduceScatter instead of AllReduce in the layers.
+  std::map<std::string, int> ops;
+  for (const auto& t : g.trace.templates(0).tasks())
+    if (t.has_collective() && t.collective().comm() == "tp")
+      ++ops[trace::CollectiveOp_Name(t.collective().op())];
+  CHECK(ops["ALL_GATHER"] > 0);
+  CHECK(ops["REDUCE_SCATTER"] > 0);
+  // Forward: 2 gathers per layer; backward: 2 re-gathers and 2 for the row-parallel outputs per
+  // layer, for each of the 8 micro-batches and 12 layers of the stage.
+  CHECK(ops["ALL_GATHER"] == 8 * 12 * 6);
+  const Workload w = build_workload(g.trace, "generated");
+  CHECK(w.rank_count() == 8);
+  CHECK(w.programs.size() == 2);
+}
+
+TEST_CASE("model FLOPs follow Megatron's formula for a GPT model") {
+  TrainingJob job = small_job(1, 1, 1);
+  job.model = *model_preset("gpt3-175b");
+  job.training.global_batch = 1536;
+  const double B = 1536, s = 2048, l = 96, h = 12288, V = 50257;
+  const double megatron = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  CHECK(model_flops_per_iteration(job) == doctest::Approx(megatron).epsilon(1e-9));
+}
+
+TEST_CASE("memory: ZeRO shards the optimizer, recomputation shrinks activations, 1F1B's first stage holds most") {
+  TrainingJob job = small_job(1, 4, 4);
+  job.training.global_batch = 64;
+  check_training_job(job, 16, *gpu_preset("a100"));
+  const Shapes s(job);
+  const MemoryBreakdown first = stage_memory(s, 0), third = stage_memory(s, 2);
+  CHECK(first.activations > third.activations);
+  CHECK(first.optimizer == doctest::Approx(stage_parameters(s, 0) * 12));
+  job.parallel.zero = 1;
+  const Shapes z(job);
+  CHECK(stage_memory(z, 0).optimizer == doctest::Approx(first.optimizer / 4));
+  job.parallel.zero = 0;
+  job.training.recompute = Recompute::full;
+  const Shapes r(job);
+  CHECK(stage_memory(r, 0).activations < 0.2 * first.activations);
+}

@@ -1,0 +1,138 @@
+#include "workloads/generator/compute_model.hpp"
+
+#include "base/user_error.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace echo::workloads {
+
+namespace {
+
+struct Tile {
+  double rows, cols, speed;  // speed: per-tile throughput relative to the largest tile
+};
+constexpr Tile kTiles[] = {{256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 128, 0.82}, {64, 64, 0.65}};
+constexpr double kKPrologue = 128;
+constexpr double kAttentionKeyHalf = 256;
+
+double input_bytes(DataType t) {
+  switch (t) {
+  case DataType::fp32:
+  case DataType::tf32: return 4;
+  case DataType::fp16:
+  case DataType::bf16: return 2;
+  case DataType::fp8: return 1;
+  }
+  return 2;
+}
+
+double wave_fill(double tiles, double sms) { return tiles / (std::ceil(tiles / sms) * sms); }
+
+std::string normalised(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+ProfileDb ProfileDb::load(const std::string& path, const std::string& gpu, DataType dtype) {
+  std::ifstream in(path);
+  if (!in)
+    throw UserError(path, 0, "cannot open the profiling database", "check workload.profile: a CSV with gpu,dtype,kernel,time_us");
+  ProfileDb db;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      f.push_back(cell);
+    if (line_no == 1) {
+      if (f != std::vector<std::string>{"gpu", "dtype", "kernel", "time_us"})
+        throw UserError(path, 1, "the profiling database's header is not gpu,dtype,kernel,time_us",
+                        "write that header; `kernel` is a key such as gemm:1x8192x2304x768 (docs/generator.md)");
+      continue;
+    }
+    if (f.size() != 4)
+      throw UserError(path, line_no, "expected 4 fields (gpu,dtype,kernel,time_us), found " + std::to_string(f.size()),
+                      "fix the row");
+    char* end = nullptr;
+    const double us = std::strtod(f[3].c_str(), &end);
+    if (end == f[3].c_str() || *end != '\0' || !(us > 0))
+      throw UserError(path, line_no, "time_us `" + f[3] + "` is not a positive number", "give the kernel's time in microseconds");
+    if (normalised(f[0]) != normalised(gpu) || f[1] != data_type_name(dtype))
+      continue;
+    db.times_s_[f[2]] = us * 1e-6;
+  }
+  return db;
+}
+
+double ProfileDb::find_s(const std::string& key) const {
+  const auto it = times_s_.find(key);
+  return it == times_s_.end() ? -1.0 : it->second;
+}
+
+ComputeModel::ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db)
+    : gpu_(std::move(gpu)), dtype_(dtype), db_(std::move(db)) {}
+
+double ComputeModel::gemm_efficiency(double m, double n, double k) const {
+  double best = 0;
+  for (const Tile& t : kTiles) {
+    const double tiles_m = std::ceil(m / t.rows), tiles_n = std::ceil(n / t.cols);
+    const double fill = (m * n) / (tiles_m * t.rows * tiles_n * t.cols);
+    best = std::max(best, t.speed * fill * wave_fill(tiles_m * tiles_n, gpu_.sms));
+  }
+  return gpu_.gemm_efficiency * best * k / (k + kKPrologue);
+}
+
+double ComputeModel::roofline_s(const KernelOp& op) const {
+  const double hbm = gpu_.hbm_Bps * gpu_.memory_efficiency;
+  switch (op.shape) {
+  case KernelShape::gemm: {
+    const DataType t = op.low_precision ? dtype_ : DataType::fp32;
+    const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
+    const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gemm_efficiency(op.m, op.n, op.k));
+    const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
+    return std::max(compute, memory);
+  }
+  case KernelShape::attention_forward:
+  case KernelShape::attention_backward: {
+    // Attention runs in 16-bit even in fp8 recipes (Transformer Engine's default).
+    const DataType t = dtype_ == DataType::fp8 ? DataType::bf16 : dtype_;
+    const double share = op.shape == KernelShape::attention_forward ? 0.85 : 0.70;
+    const double blocks = op.batch * std::ceil(op.m / 128);
+    const double eff = gpu_.gemm_efficiency * share * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
+    const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * eff);
+    const double memory = op.bytes / hbm;
+    return std::max(compute, memory);
+  }
+  case KernelShape::memory: return op.bytes / hbm;
+  }
+  return 0;
+}
+
+double ComputeModel::time_s(const KernelOp& op) const {
+  if (db_.size() > 0) {
+    const double measured = db_.find_s(kernel_key(op));
+    if (measured > 0) {
+      ++hits_;
+      return measured;
+    }
+  }
+  return roofline_s(op) + kKernelOverheadS;
+}
+
+} // namespace echo::workloads

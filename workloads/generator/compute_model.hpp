@@ -1,0 +1,57 @@
+#pragma once
+// ComputeModel: how long a generated kernel takes on a GPU. A profiling database of measured
+// times wins where it has the kernel; otherwise a roofline — the slower of the tensor-core time at
+// a shape-dependent efficiency and the HBM time — plus a fixed launch-to-finish overhead.
+//
+// The GEMM efficiency is the GPU's large-GEMM share (gpu_specs.cpp) times what the shape costs:
+//  - tile fill and wave quantisation: the library covers C with output tiles (it picks the best of
+//    256x128, 128x128, 128x64, 64x64; smaller tiles reuse less data, so run slower per tile) and runs
+//    them in waves of one tile per SM; a last, partial wave idles the rest of the GPU;
+//  - the K loop: each tile pays a prologue and an epilogue worth ~128 steps of K.
+// So 8192^3 runs near the GPU's peak share and a GEMM with 64 rows or a short K does not.
+// FlashAttention-style kernels reach 85% (forward) and 70% (backward) of the GEMM share on long
+// sequences, less on short ones (key length / (key length + 256)): published FlashAttention-2
+// figures on A100 and H100.
+#include "workloads/generator/gpu_specs.hpp"
+#include "workloads/generator/kernel_op.hpp"
+
+#include <map>
+#include <string>
+
+namespace echo::workloads {
+
+// Measured kernel times: CSV with the header `gpu,dtype,kernel,time_us`, `kernel` being
+// kernel_key() ("gemm:1x8192x2304x768"). Rows of other GPUs or dtypes are ignored.
+class ProfileDb {
+public:
+  static ProfileDb load(const std::string& path, const std::string& gpu, DataType dtype);
+  // Seconds, or a negative value when the database has no entry.
+  double find_s(const std::string& key) const;
+  std::size_t size() const { return times_s_.size(); }
+
+private:
+  std::map<std::string, double> times_s_;
+};
+
+class ComputeModel {
+public:
+  ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db = {});
+
+  double time_s(const KernelOp& op) const;
+  double gemm_efficiency(double m, double n, double k) const;
+  const GpuSpec& gpu() const { return gpu_; }
+  DataType dtype() const { return dtype_; }
+  std::size_t database_hits() const { return hits_; }
+
+  static constexpr double kKernelOverheadS = 2e-6;
+
+private:
+  double roofline_s(const KernelOp& op) const;
+
+  GpuSpec gpu_;
+  DataType dtype_;
+  ProfileDb db_;
+  mutable std::size_t hits_ = 0;
+};
+
+} // namespace echo::workloads

@@ -1,0 +1,91 @@
+#include "workloads/generator/gpu_specs.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace echo::workloads {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string normalised(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+} // namespace
+
+std::optional<DataType> parse_data_type(const std::string& word) {
+  for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8})
+    if (word == data_type_name(t))
+      return t;
+  return std::nullopt;
+}
+
+const char* data_type_name(DataType t) {
+  switch (t) {
+  case DataType::fp32: return "fp32";
+  case DataType::tf32: return "tf32";
+  case DataType::fp16: return "fp16";
+  case DataType::bf16: return "bf16";
+  case DataType::fp8: return "fp8";
+  }
+  return "?";
+}
+
+double GpuSpec::peak_flops(DataType t) const {
+  switch (t) {
+  case DataType::fp32: return peak_fp32;
+  case DataType::tf32: return peak_tf32;
+  case DataType::fp16:
+  case DataType::bf16: return peak_bf16;
+  case DataType::fp8: return peak_fp8;
+  }
+  return 0;
+}
+
+// Datasheet peaks (dense): NVIDIA A100 / H100 / H200 / B200 datasheets, AMD MI300X datasheet.
+// Achievable shares, from published measurements of large bf16 GEMMs and of stream copies:
+//  - A100: cuBLAS reaches ~250-270 of 312 TFLOP/s on 8192^3 (NVIDIA's "Matrix Multiplication
+//    Background" guide, MLPerf-era reports) -> 0.83; STREAM-like copies ~1.35 of 1.55 TB/s -> 0.87.
+//  - H100 SXM / H800: ~700-760 of 989 TFLOP/s on large GEMMs under the 700 W cap -> 0.75; copies
+//    ~2.9-3.0 of 3.35 TB/s -> 0.88. H200 as H100 (same SMs and clocks, faster HBM).
+//  - B200: early measurements ~1.6-1.7 of 2.25 PFLOP/s -> 0.72.
+//  - MI300X: hipBLASLt ~650-750 of 1307 TFLOP/s on large bf16 GEMMs -> 0.55; copies ~4.0 of
+//    5.3 TB/s -> 0.75.
+const std::vector<GpuSpec>& gpu_presets() {
+  static const std::vector<GpuSpec> presets = {
+      {"A100-SXM4-40GB", {"a100-40gb", "a100-40g", "a100-sxm-40gb"}, 108, 40 * kGiB, 1555e9, 19.5e12, 156e12, 312e12, 0,
+       0.83, 0.87},
+      {"A100-SXM4-80GB", {"a100", "a100-80gb", "a100-80g", "a100-sxm-80gb"}, 108, 80 * kGiB, 2039e9, 19.5e12, 156e12,
+       312e12, 0, 0.83, 0.87},
+      {"H100-SXM5-80GB", {"h100", "h100-sxm", "h100-80gb", "h100-sxm-80gb"}, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12,
+       989.4e12, 1978.9e12, 0.75, 0.88},
+      {"H800-SXM5-80GB", {"h800", "h800-sxm", "h800-80gb"}, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
+       0.75, 0.88},
+      {"H200-SXM-141GB", {"h200", "h200-sxm", "h200-141gb"}, 132, 141e9, 4800e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
+       0.75, 0.88},
+      {"B200-SXM-180GB", {"b200", "b200-180gb", "b200-sxm"}, 148, 180e9, 7700e9, 75e12, 1100e12, 2250e12, 4500e12, 0.72,
+       0.88},
+      {"MI300X", {"mi300x-192gb", "amd-mi300x"}, 304, 192e9, 5300e9, 163.4e12, 653.7e12, 1307.4e12, 2614.9e12, 0.55,
+       0.75},
+  };
+  return presets;
+}
+
+std::optional<GpuSpec> gpu_preset(const std::string& name) {
+  const std::string key = normalised(name);
+  for (const GpuSpec& g : gpu_presets()) {
+    if (normalised(g.name) == key)
+      return g;
+    if (std::any_of(g.aliases.begin(), g.aliases.end(), [&](const std::string& a) { return normalised(a) == key; }))
+      return g;
+  }
+  return std::nullopt;
+}
+
+} // namespace echo::workloads

@@ -1,0 +1,36 @@
+#pragma once
+// GPU presets for the compute model: peak dense FLOP/s per data type, HBM bandwidth and size, SM
+// count, and the share of those peaks that real kernels reach. Peaks are the vendors' dense
+// (no-sparsity) datasheet figures; the achievable shares come from published measurements (see
+// gpu_specs.cpp). A platform's `gpu` property ("A100-SXM4-80GB", "H100-SXM5-80GB", ...) picks one.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace echo::workloads {
+
+enum class DataType { fp32, tf32, fp16, bf16, fp8 };
+
+std::optional<DataType> parse_data_type(const std::string& word);
+const char* data_type_name(DataType t);
+
+struct GpuSpec {
+  std::string name;
+  std::vector<std::string> aliases;   // other spellings matched after normalising (case, '-', '_')
+  std::uint32_t sms = 0;              // streaming multiprocessors (compute units on AMD)
+  double memory_bytes = 0;
+  double hbm_Bps = 0;
+  double peak_fp32 = 0, peak_tf32 = 0, peak_bf16 = 0, peak_fp8 = 0;  // dense FLOP/s; fp16 = bf16; 0: none
+  // Share of the tensor-core peak a large, well-shaped GEMM reaches (cuBLAS / hipBLASLt), and of
+  // the HBM bandwidth a streaming kernel reaches.
+  double gemm_efficiency = 0, memory_efficiency = 0;
+
+  double peak_flops(DataType t) const;  // 0 when the GPU has no such tensor path
+};
+
+const std::vector<GpuSpec>& gpu_presets();
+// Finds a preset by name or alias, ignoring case and separators: "a100-80gb", "A100-SXM4-80GB".
+std::optional<GpuSpec> gpu_preset(const std::string& name);
+
+} // namespace echo::workloads

@@ -1,0 +1,29 @@
+#pragma once
+// KernelOp: one GPU kernel of a generated program, described by what decides its time — a GEMM's
+// shape, an attention's shape, or the bytes a memory-bound kernel moves.
+#include "proto/trace.pb.h"
+
+#include <cstdint>
+#include <string>
+
+namespace echo::workloads {
+
+enum class KernelShape { gemm, attention_forward, attention_backward, memory };
+
+struct KernelOp {
+  std::string name;
+  trace::Category category = trace::OTHER;
+  KernelShape shape = KernelShape::memory;
+  // gemm: C[m x n] = A[m x k] B[k x n]; `batch` independent GEMMs (grouped expert GEMMs).
+  // attention: batch = micro-batch x local heads, m = query length, n = key length, k = head dim.
+  double m = 0, n = 0, k = 0, batch = 1;
+  bool causal = true;      // attention
+  double bytes = 0;        // memory: bytes read + written
+  bool low_precision = true;  // gemm in the training dtype (false: kept in fp32, e.g. the router)
+};
+
+double kernel_flops(const KernelOp& op);
+// The key a profiling database stores a measured time under: "gemm:8192x2304x768".
+std::string kernel_key(const KernelOp& op);
+
+} // namespace echo::workloads

@@ -1,0 +1,340 @@
+#include "workloads/generator/pass_emitter.hpp"
+
+namespace echo::workloads {
+
+namespace {
+
+std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(layer) + "."; }
+
+} // namespace
+
+PassEmitter::PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank)
+    : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank), zero3_(shapes.job->parallel.zero == 3) {}
+
+TaskId PassEmitter::kernel(const KernelOp& op) {
+  const TaskId id = b_.compute(streams::compute, op, model_.time_s(op));
+  for (TaskId dep : pending_)
+    b_.add_dependency(id, dep);
+  pending_.clear();
+  if (layer_first_kernel_ == kNoTask)
+    layer_first_kernel_ = id;
+  return last_kernel_ = id;
+}
+
+TaskId PassEmitter::memory(const std::string& name, trace::Category category, double bytes) {
+  KernelOp op;
+  op.name = name;
+  op.category = category;
+  op.shape = KernelShape::memory;
+  op.bytes = bytes;
+  return kernel(op);
+}
+
+TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, double batch, bool low_precision) {
+  KernelOp op;
+  op.name = name;
+  op.category = trace::GEMM;
+  op.shape = KernelShape::gemm;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  op.batch = batch;
+  op.low_precision = low_precision;
+  return kernel(op);
+}
+
+TaskId PassEmitter::tp_collective(const std::string& name, trace::CollectiveOp op, double bytes) {
+  return b_.collective(streams::tp, name, op, "tp", bytes, {last_kernel_});
+}
+
+void PassEmitter::tp_gather_input(const std::string& name) {
+  if (s_.sequence_parallel)
+    wait_for(tp_collective(name + ".allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes));
+}
+
+void PassEmitter::tp_reduce_output(const std::string& name) {
+  if (s_.tp <= 1)
+    return;
+  const double bytes = s_.tokens * s_.hidden * s_.element_bytes;
+  wait_for(tp_collective(name + (s_.sequence_parallel ? ".reducescatter" : ".allreduce"),
+                         s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, bytes));
+}
+
+void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, double batch) {
+  // Sequence parallelism kept only the sharded input: gather it again for the weight gradient,
+  // overlapped with the input-gradient GEMM.
+  TaskId gathered = kNoTask;
+  if (s_.sequence_parallel)
+    gathered = tp_collective(name + ".input.allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes);
+  const double rows = s_.tokens / batch;
+  gemm(name + ".dgrad", rows, in, out, batch);
+  TaskId reduced = kNoTask;
+  if (s_.tp > 1)
+    reduced = tp_collective(name + (s_.sequence_parallel ? ".dgrad.reducescatter" : ".dgrad.allreduce"),
+                            s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE,
+                            s_.tokens * s_.hidden * s_.element_bytes);
+  wait_for(gathered);
+  gemm(name + ".wgrad", in, out, rows, batch);
+  wait_for(reduced);
+}
+
+void PassEmitter::row_parallel_backward(const std::string& name, double in, double out, double batch) {
+  // The backward of a ReduceScatter is an AllGather of the output gradient.
+  tp_gather_input(name + ".grad");
+  const double rows = s_.tokens / batch;
+  gemm(name + ".dgrad", rows, in, out, batch);
+  gemm(name + ".wgrad", in, out, rows, batch);
+}
+
+void PassEmitter::expert_all_to_all(const std::string& name) {
+  if (s_.job->parallel.ep <= 1)
+    return;
+  const double bytes = s_.tokens * s_.job->model.top_k * s_.hidden * s_.element_bytes;
+  wait_for(b_.collective(streams::ep, name, trace::ALL_TO_ALL, "ep", bytes, {last_kernel_}));
+}
+
+void PassEmitter::gather_parameters(const std::string& prefix) {
+  if (!zero3_)
+    return;
+  // Prefetched one layer ahead: the gather starts with the previous layer's first kernel.
+  const TaskId gathered = b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp",
+                                        s_.layer_params() * s_.element_bytes, {layer_first_kernel_});
+  layer_first_kernel_ = kNoTask;
+  wait_for(gathered);
+}
+
+void PassEmitter::attention_forward(const std::string& prefix) {
+  const std::uint32_t cp = s_.job->parallel.cp;
+  const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
+  KernelOp op;
+  op.category = trace::ATTENTION;
+  op.shape = KernelShape::attention_forward;
+  op.batch = s_.job->training.micro_batch * heads;
+  op.m = s_.seq_local;
+  op.n = s_.seq_local;
+  op.k = d;
+  op.bytes = s_.tokens * (2 * heads + 2 * kv) * d * s_.element_bytes / cp;
+  const double kv_bytes = 2 * s_.tokens * kv * d * s_.element_bytes;
+  const std::uint32_t next = (cp_rank_ + 1) % cp, prev = (cp_rank_ + cp - 1) % cp;
+  TaskId received = kNoTask;
+  for (std::uint32_t step = 0; step < cp; ++step) {
+    // Ring attention: pass the KV block on while computing with the one at hand.
+    if (step + 1 < cp) {
+      b_.send(streams::cp_send, prefix + "kv.send", "cp", next, kv_bytes, {step == 0 ? last_kernel_ : received});
+      const TaskId got = b_.recv(streams::cp_recv, prefix + "kv.recv", "cp", prev, kv_bytes);
+      op.name = prefix + "attention" + (cp > 1 ? ".step" + std::to_string(step) : "");
+      wait_for(received);
+      kernel(op);
+      received = got;
+    } else {
+      op.name = prefix + "attention" + (cp > 1 ? ".step" + std::to_string(step) : "");
+      wait_for(received);
+      kernel(op);
+    }
+  }
+  if (cp > 1)
+    memory(prefix + "attention.merge", trace::ELEMENTWISE, s_.tokens * heads * d * 4 * 2);
+}
+
+void PassEmitter::attention_backward(const std::string& prefix) {
+  const std::uint32_t cp = s_.job->parallel.cp;
+  const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
+  KernelOp op;
+  op.category = trace::ATTENTION;
+  op.shape = KernelShape::attention_backward;
+  op.batch = s_.job->training.micro_batch * heads;
+  op.m = s_.seq_local;
+  op.n = s_.seq_local;
+  op.k = d;
+  op.bytes = 2 * s_.tokens * (2 * heads + 2 * kv) * d * s_.element_bytes / cp;
+  // Backward rings carry the KV block and its accumulated gradient.
+  const double ring_bytes = 4 * s_.tokens * kv * d * s_.element_bytes;
+  const std::uint32_t next = (cp_rank_ + 1) % cp, prev = (cp_rank_ + cp - 1) % cp;
+  TaskId received = kNoTask;
+  for (std::uint32_t step = 0; step < cp; ++step) {
+    op.name = prefix + "attention.bwd" + (cp > 1 ? ".step" + std::to_string(step) : "");
+    if (step + 1 < cp) {
+      b_.send(streams::cp_send, prefix + "kv_grad.send", "cp", next, ring_bytes, {step == 0 ? last_kernel_ : received});
+      const TaskId got = b_.recv(streams::cp_recv, prefix + "kv_grad.recv", "cp", prev, ring_bytes);
+      wait_for(received);
+      kernel(op);
+      received = got;
+    } else {
+      wait_for(received);
+      kernel(op);
+    }
+  }
+}
+
+void PassEmitter::mlp_forward(const std::string& p) {
+  const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
+  if (!s_.moe) {
+    gemm(p + "mlp.up", t, s_.ffn_local * (s_.swiglu ? 2 : 1), h);
+    memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
+    gemm(p + "mlp.down", t, h, s_.ffn_local);
+    return;
+  }
+  const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
+  gemm(p + "moe.router", t, experts, h, 1, false);
+  memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3);
+  memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2);
+  expert_all_to_all(p + "moe.dispatch.alltoall");
+  const double rows = routed / s_.experts_local;
+  gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.swiglu ? 2 : 1), h, s_.experts_local);
+  memory(p + (s_.swiglu ? "moe.expert.swiglu" : "moe.expert.gelu"), trace::ELEMENTWISE,
+         routed * s_.expert_ffn_local * e * (s_.swiglu ? 3 : 2));
+  gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
+  expert_all_to_all(p + "moe.combine.alltoall");
+  memory(p + "moe.unpermute", trace::MEMCPY, routed * h * e * 2);
+}
+
+void PassEmitter::mlp_backward(const std::string& p) {
+  const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
+  const double act_bytes = (s_.swiglu ? 4 : 3) * e;
+  if (!s_.moe) {
+    row_parallel_backward(p + "mlp.down", s_.ffn_local, h);
+    memory(p + (s_.swiglu ? "mlp.swiglu.bwd" : "mlp.gelu.bwd"), trace::ELEMENTWISE, t * s_.ffn_local * act_bytes);
+    column_parallel_backward(p + "mlp.up", h, s_.ffn_local * (s_.swiglu ? 2 : 1));
+    return;
+  }
+  const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
+  tp_gather_input(p + "moe.grad");
+  memory(p + "moe.unpermute.bwd", trace::MEMCPY, routed * h * e * 2);
+  expert_all_to_all(p + "moe.combine.bwd.alltoall");
+  const double rows = routed / s_.experts_local, batch = s_.experts_local;
+  gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
+  gemm(p + "moe.expert.down.wgrad", s_.expert_ffn_local, h, rows, batch);
+  memory(p + "moe.expert.act.bwd", trace::ELEMENTWISE, routed * s_.expert_ffn_local * act_bytes);
+  const double up = s_.expert_ffn_local * (s_.swiglu ? 2 : 1);
+  gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
+  gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
+  expert_all_to_all(p + "moe.dispatch.bwd.alltoall");
+  memory(p + "moe.permute.bwd", trace::MEMCPY, routed * h * e * 2);
+  gemm(p + "moe.router.dgrad", t, h, experts, 1, false);
+  gemm(p + "moe.router.wgrad", experts, h, t, 1, false);
+  if (s_.tp > 1)
+    wait_for(tp_collective(p + "moe.dgrad" + (s_.sequence_parallel ? ".reducescatter" : ".allreduce"),
+                           s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, t * h * e));
+}
+
+void PassEmitter::layer_forward(const std::string& p) {
+  const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
+  const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
+  gather_parameters(p);
+  memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
+  tp_gather_input(p + "attention.input");
+  gemm(p + "qkv", t, qkv, h);
+  if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
+    memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
+  attention_forward(p);
+  gemm(p + "attention.out", t, h, s_.heads_local * s_.head_dim);
+  tp_reduce_output(p + "attention.out");
+  memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
+  memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
+  tp_gather_input(p + "mlp.input");
+  mlp_forward(p);
+  if (!s_.moe)
+    tp_reduce_output(p + "mlp.down");
+  else
+    tp_reduce_output(p + "moe");
+  memory(p + "dropout_add2", trace::ELEMENTWISE, x * h * (3 * e + 1));
+}
+
+void PassEmitter::layer_backward(const std::string& p) {
+  const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
+  const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
+  const Recompute recompute = s_.job->training.recompute;
+  if (recompute == Recompute::full)
+    layer_forward(p + "recompute.");
+  gather_parameters(p + "bwd.");
+  memory(p + "dropout_add2.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
+  mlp_backward(p);
+  memory(p + "norm2.bwd", trace::NORMALIZATION, x * h * e * 3);
+  memory(p + "dropout_add1.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
+  row_parallel_backward(p + "attention.out", s_.heads_local * s_.head_dim, h);
+  if (recompute == Recompute::selective) {
+    // Selective recomputation re-runs the attention core before its backward.
+    KernelOp op;
+    op.name = p + "attention.recompute";
+    op.category = trace::ATTENTION;
+    op.shape = KernelShape::attention_forward;
+    op.batch = s_.job->training.micro_batch * s_.heads_local;
+    op.m = op.n = s_.seq_local;
+    op.k = s_.head_dim;
+    op.bytes = s_.tokens * (2 * s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim * e;
+    kernel(op);
+  }
+  attention_backward(p);
+  if (s_.swiglu)
+    memory(p + "rotary.bwd", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
+  column_parallel_backward(p + "qkv", h, qkv);
+  memory(p + "norm1.bwd", trace::NORMALIZATION, x * h * e * 3);
+  if (zero3_)
+    b_.collective(streams::dp, p + "grads.reducescatter", trace::REDUCE_SCATTER, "dp", s_.layer_params() * s_.grad_bytes,
+                  {last_kernel_});
+}
+
+void PassEmitter::embedding_forward() {
+  const double h = s_.hidden, e = s_.element_bytes;
+  memory("embedding", trace::MEMCPY, s_.tokens * h * e * 2);
+  tp_reduce_output("embedding");
+  memory("embedding.dropout", trace::ELEMENTWISE, s_.norm_tokens * h * (2 * e + 1));
+}
+
+void PassEmitter::head_forward() {
+  const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
+  memory("final_norm", trace::NORMALIZATION, s_.norm_tokens * h * e * 2);
+  tp_gather_input("lm_head.input");
+  gemm("lm_head", t, v, h);
+  // Vocab-parallel cross entropy: the max, the sum of exponentials and the target logit are
+  // reduced across the TP group (three small AllReduces).
+  memory("cross_entropy.max", trace::REDUCTION, t * v * e);
+  if (s_.tp > 1)
+    wait_for(tp_collective("cross_entropy.max.allreduce", trace::ALL_REDUCE, t * 4));
+  memory("cross_entropy.exp_sum", trace::REDUCTION, t * v * (e + 4));
+  if (s_.tp > 1) {
+    wait_for(tp_collective("cross_entropy.target.allreduce", trace::ALL_REDUCE, t * 4));
+    wait_for(tp_collective("cross_entropy.sum.allreduce", trace::ALL_REDUCE, t * 4));
+  }
+  memory("cross_entropy.loss", trace::ELEMENTWISE, t * 4 * 4);
+}
+
+void PassEmitter::head_backward() {
+  const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
+  memory("cross_entropy.bwd", trace::ELEMENTWISE, t * v * (4 + e));
+  column_parallel_backward("lm_head", h, v);
+  memory("final_norm.bwd", trace::NORMALIZATION, s_.norm_tokens * h * e * 3);
+}
+
+TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready) {
+  wait_for(ready);
+  if (chunk.embedding)
+    embedding_forward();
+  for (std::uint32_t l = 0; l < chunk.layers; ++l)
+    layer_forward(layer_prefix(chunk.first_layer + l));
+  if (chunk.head)
+    head_forward();
+  return last_kernel_;
+}
+
+TaskId PassEmitter::backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
+                             TaskId& head_done) {
+  wait_for(ready);
+  grads_done.assign(chunk.layers, kNoTask);
+  embedding_done = head_done = kNoTask;
+  if (chunk.head) {
+    head_backward();
+    head_done = last_kernel_;
+  }
+  for (std::uint32_t l = chunk.layers; l-- > 0;) {
+    layer_backward(layer_prefix(chunk.first_layer + l));
+    grads_done[l] = last_kernel_;
+  }
+  if (chunk.embedding) {
+    memory("embedding.bwd", trace::MEMCPY, s_.tokens * s_.hidden * s_.element_bytes * 3);
+    embedding_done = last_kernel_;
+  }
+  return last_kernel_;
+}
+
+} // namespace echo::workloads

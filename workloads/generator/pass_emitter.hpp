@@ -1,0 +1,101 @@
+#pragma once
+// PassEmitter: the kernels and tensor / context / expert-parallel communication of one forward or
+// backward pass of a model chunk on one rank, in the order Megatron-LM launches them:
+//  - per layer: norm, (sequence-parallel AllGather), QKV GEMM, (rotary), fused attention (a ring
+//    of KV send/recv with context parallelism), output GEMM, TP AllReduce (ReduceScatter with
+//    sequence parallelism), dropout + residual, norm, MLP (or router, permutation, AllToAll
+//    dispatch, grouped expert GEMMs, AllToAll combine), TP reduction, dropout + residual;
+//  - backward: two GEMMs per forward GEMM; the input-gradient reduction of a column-parallel layer
+//    runs on the TP stream while its weight-gradient GEMM computes (Megatron's async TP
+//    AllReduce); recompute per the job's mode;
+//  - embedding on the first chunk of the model, final norm, LM head and vocab-parallel cross
+//    entropy (three small TP AllReduces) on the last;
+//  - ZeRO-3: each layer gathers its parameters before its forward and backward (prefetched one
+//    layer ahead) and reduce-scatters its gradients after its backward.
+#include "workloads/generator/compute_model.hpp"
+#include "workloads/generator/program_builder.hpp"
+#include "workloads/generator/shapes.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::workloads {
+
+namespace streams {
+inline constexpr const char* compute = "compute";
+inline constexpr const char* tp = "tp";
+inline constexpr const char* cp_send = "cp_send";
+inline constexpr const char* cp_recv = "cp_recv";
+inline constexpr const char* ep = "ep";
+inline constexpr const char* dp = "dp";
+} // namespace streams
+
+struct ChunkSpec {
+  std::uint32_t first_layer = 0, layers = 0;
+  bool embedding = false, head = false;
+};
+
+// What a pipeline stage's passes are made of. The transformer's kernels (PassEmitter) are one
+// answer; tests plug in a uniform toy to check the pipeline schedules against their formulas.
+class ChunkPasses {
+public:
+  virtual ~ChunkPasses() = default;
+  // Each returns the last compute task of the pass. `ready` (may be kNoTask): the task the pass's
+  // first kernel waits for (the received activation or gradient).
+  virtual TaskId forward(const ChunkSpec& chunk, TaskId ready) = 0;
+  // `grads_done` receives, per layer of the chunk (first layer first), the task after which the
+  // layer's weight gradients are complete; `embedding_done` / `head_done` likewise (kNoTask if
+  // absent).
+  virtual TaskId backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
+                          TaskId& head_done) = 0;
+  // The next kernel also waits for `task` (kNoTask: nothing).
+  virtual void wait_for(TaskId task) = 0;
+};
+
+class PassEmitter final : public ChunkPasses {
+public:
+  PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank);
+
+  TaskId forward(const ChunkSpec& chunk, TaskId ready) override;
+  TaskId backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
+                  TaskId& head_done) override;
+  void wait_for(TaskId task) override {
+    if (task != kNoTask)
+      pending_.push_back(task);
+  }
+
+private:
+  TaskId kernel(const KernelOp& op);
+  TaskId memory(const std::string& name, trace::Category category, double bytes);
+  TaskId gemm(const std::string& name, double m, double n, double k, double batch = 1, bool low_precision = true);
+  TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
+  void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
+  void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
+  // Backward of a column-parallel linear: dgrad, its input-gradient reduction async on the TP
+  // stream while the wgrad GEMM runs.
+  void column_parallel_backward(const std::string& name, double in, double out, double batch = 1);
+  void row_parallel_backward(const std::string& name, double in, double out, double batch = 1);
+  void expert_all_to_all(const std::string& name);
+  void attention_forward(const std::string& prefix);
+  void attention_backward(const std::string& prefix);
+  void layer_forward(const std::string& prefix);
+  void layer_backward(const std::string& prefix);
+  void mlp_forward(const std::string& prefix);
+  void mlp_backward(const std::string& prefix);
+  void embedding_forward();
+  void head_forward();
+  void head_backward();
+  void gather_parameters(const std::string& prefix);   // ZeRO-3
+
+  ProgramBuilder& b_;
+  const Shapes& s_;
+  const ComputeModel& model_;
+  std::uint32_t cp_rank_;
+  std::vector<TaskId> pending_;  // the next kernel waits for these
+  TaskId last_kernel_ = kNoTask;
+  TaskId layer_first_kernel_ = kNoTask;  // ZeRO-3 prefetch anchor: first kernel of the previous layer
+  bool zero3_ = false;
+};
+
+} // namespace echo::workloads

@@ -1,0 +1,50 @@
+#pragma once
+// ProgramBuilder: appends tasks to one rank template of a trace — streams by name, ids in issue
+// order, dependencies as the ids of earlier tasks. The generator speaks in kernels and collectives;
+// this turns them into trace::Task messages.
+#include "proto/trace.pb.h"
+#include "workloads/generator/kernel_op.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace echo::workloads {
+
+using TaskId = std::uint64_t;
+inline constexpr TaskId kNoTask = ~TaskId{0};
+
+class ProgramBuilder {
+public:
+  ProgramBuilder(trace::RankTemplate& tmpl, trace::DataType dtype) : tmpl_(tmpl), dtype_(dtype) {}
+
+  // Dependencies equal to kNoTask are skipped, so optional predecessors can be passed as they are.
+  TaskId compute(const std::string& stream, const KernelOp& op, double time_s, std::initializer_list<TaskId> deps = {});
+  TaskId collective(const std::string& stream, const std::string& name, trace::CollectiveOp op, const std::string& slot,
+                    double bytes, std::initializer_list<TaskId> deps = {});
+  TaskId send(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer, double bytes,
+              std::initializer_list<TaskId> deps = {});
+  TaskId recv(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer, double bytes,
+              std::initializer_list<TaskId> deps = {});
+  // Adds a dependency to a task already appended (a kernel that turns out to need a later-issued
+  // transfer, e.g. the first layer of a pass waiting for its parameters).
+  void add_dependency(TaskId task, TaskId dep);
+
+  // Last task appended to a stream (kNoTask if none).
+  TaskId last(const std::string& stream) const;
+  std::uint64_t size() const { return next_id_; }
+  double compute_s() const { return compute_s_; }
+
+private:
+  trace::Task& append(const std::string& stream, const std::string& name, std::initializer_list<TaskId> deps);
+  std::uint32_t stream_index(const std::string& stream);
+
+  trace::RankTemplate& tmpl_;
+  trace::DataType dtype_;
+  std::vector<TaskId> last_of_stream_;
+  TaskId next_id_ = 0;
+  double compute_s_ = 0;
+};
+
+} // namespace echo::workloads

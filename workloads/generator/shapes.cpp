@@ -1,0 +1,48 @@
+#include "workloads/generator/shapes.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace echo::workloads {
+
+Shapes::Shapes(const TrainingJob& j) : job(&j) {
+  const ModelDims& m = j.model;
+  const ParallelSpec& p = j.parallel;
+  seq_local = static_cast<double>(m.seq_len) / p.cp;
+  tokens = j.training.micro_batch * seq_local;
+  tp = p.tp;
+  sequence_parallel = p.sequence_parallel && p.tp > 1;
+  norm_tokens = sequence_parallel ? tokens / tp : tokens;
+  hidden = m.hidden;
+  head_dim = static_cast<double>(m.hidden) / m.heads;
+  heads_local = static_cast<double>(m.heads) / p.tp;
+  kv_heads_local = std::max(1.0, static_cast<double>(m.kv_heads) / p.tp);
+  ffn_local = static_cast<double>(m.ffn_hidden) / p.tp;
+  moe = m.experts > 0;
+  expert_ffn_local = moe ? static_cast<double>(m.expert_ffn_hidden) / p.tp : 0;
+  experts_local = moe ? static_cast<double>(m.experts) / p.ep : 0;
+  const double multiple = 128.0 * p.tp;
+  vocab_local = std::ceil(m.vocab / multiple) * multiple / p.tp;
+  swiglu = m.activation == Activation::swiglu;
+  const bool wide = j.training.dtype == DataType::fp32 || j.training.dtype == DataType::tf32;
+  element_bytes = wide ? 4 : 2;
+  grad_bytes = element_bytes;
+}
+
+double Shapes::attention_params() const {
+  return hidden * (heads_local + 2 * kv_heads_local) * head_dim + heads_local * head_dim * hidden;
+}
+
+double Shapes::expert_params() const { return moe ? experts_local * (swiglu ? 3 : 2) * hidden * expert_ffn_local : 0; }
+
+double Shapes::mlp_params() const {
+  if (moe)
+    return expert_params() + hidden * job->model.experts;
+  return (swiglu ? 3 : 2) * hidden * ffn_local;
+}
+
+double Shapes::layer_params() const { return attention_params() + mlp_params() + 2 * hidden; }
+
+double Shapes::embedding_params() const { return vocab_local * hidden; }
+
+} // namespace echo::workloads

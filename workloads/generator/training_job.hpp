@@ -1,0 +1,49 @@
+#pragma once
+// TrainingJob: the `workload: {model, training, parallel}` part of a job file — a transformer, how
+// it is trained and how it is laid out over the GPUs. Every field has the default the job-file
+// documentation gives. check_training_job() enforces the rules Megatron-LM enforces.
+#include "workloads/generator/gpu_specs.hpp"
+#include "workloads/model_presets.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace echo::workloads {
+
+enum class Recompute { none, selective, full };
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+
+struct TrainingSpec {
+  std::uint32_t global_batch = 0;  // sequences per iteration
+  std::uint32_t micro_batch = 1;
+  DataType dtype = DataType::bf16;
+  Recompute recompute = Recompute::none;
+};
+
+struct ParallelSpec {
+  std::uint32_t tp = 1, pp = 1, dp = 0, cp = 1, ep = 1;  // dp 0: GPUs / (tp * pp * cp)
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::uint32_t virtual_stages = 1;
+  std::uint32_t zero = 0;          // 0 | 1 (distributed optimizer) | 2 | 3 (FSDP-style)
+  bool dp_overlap = true;
+  double bucket_mb = 25;           // MiB of gradients per DP bucket
+  std::string order = "tp-cp-ep-dp-pp";
+};
+
+struct TrainingJob {
+  ModelDims model;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  std::string profile_db;          // CSV of measured kernel times overriding the roofline; may be empty
+  std::string origin;              // job file, for messages
+};
+
+// Fills defaults that depend on others (dp from the GPU count, ffn_hidden, kv_heads) and checks
+// every divisibility and fit rule; a broken rule is a UserError naming the values and the rule.
+void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const GpuSpec& gpu);
+
+std::uint32_t micro_batches(const TrainingJob& job);  // per pipeline, per iteration
+std::uint32_t world_size(const TrainingJob& job);     // tp * cp * dp * pp
+
+} // namespace echo::workloads

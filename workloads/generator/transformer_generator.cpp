@@ -1,0 +1,321 @@
+#include "workloads/generator/transformer_generator.hpp"
+
+#include "workloads/generator/memory_model.hpp"
+#include "workloads/generator/pass_emitter.hpp"
+#include "workloads/generator/pipeline_schedule.hpp"
+#include "workloads/generator/rank_layout.hpp"
+
+#include <map>
+
+namespace echo::workloads {
+
+namespace {
+
+namespace pp_streams {
+constexpr const char* send_next = "pp_send_next";
+constexpr const char* recv_prev = "pp_recv_prev";
+constexpr const char* send_prev = "pp_send_prev";
+constexpr const char* recv_next = "pp_recv_next";
+} // namespace pp_streams
+
+trace::DataType trace_dtype(DataType t) {
+  switch (t) {
+  case DataType::fp32:
+  case DataType::tf32: return trace::FLOAT32;
+  case DataType::fp16: return trace::FLOAT16;
+  case DataType::bf16: return trace::BFLOAT16;
+  case DataType::fp8: return trace::FLOAT8;
+  }
+  return trace::BFLOAT16;
+}
+
+// A gradient bucket: parameters whose gradients are complete after `ready`.
+struct Bucket {
+  double dense = 0, expert = 0;  // parameters
+  TaskId ready = kNoTask;
+};
+
+class StageBuilder {
+public:
+  StageBuilder(const TrainingJob& job, const Shapes& shapes, const ComputeModel& model, std::uint32_t stage, std::uint32_t cp_rank,
+               trace::RankTemplate& tmpl, const PassFactory& passes)
+      : job_(job), p_(job.parallel), s_(shapes), model_(model), stage_(stage), b_(tmpl, trace_dtype(job.training.dtype)),
+        owned_(passes ? passes(b_, stage, cp_rank) : std::make_unique<PassEmitter>(b_, shapes, model, cp_rank)),
+        emit_(*owned_) {}
+
+  // Tied embeddings across the pipeline: the first and last stage add up their gradients.
+  static bool tied_across_pipeline(const TrainingJob& job) { return job.model.tied_embeddings && job.parallel.pp > 1; }
+
+
+  void build() {
+    const std::uint32_t chunks = p_.virtual_stages, m = micro_batches(job_);
+    grads_done_.assign(chunks, {});
+    embedding_done_.assign(chunks, kNoTask);
+    head_done_.assign(chunks, kNoTask);
+    std::vector<TaskId> gathered = early_parameter_gathers();
+    std::vector<bool> started(chunks, false);
+    TaskId last_backward = kNoTask;
+    for (const PipelinePass& pass : pipeline_order(p_.schedule, p_.pp, stage_, m, chunks)) {
+      const std::uint32_t global = pass.chunk * p_.pp + stage_;
+      const ChunkSpec chunk = chunk_spec(global);
+      if (pass.forward) {
+        const TaskId ready =
+            global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
+        if (!started[pass.chunk]) {
+          started[pass.chunk] = true;
+          emit_.wait_for(gathered[pass.chunk]);
+        }
+        const TaskId out = emit_.forward(chunk, ready);
+        if (global + 1 < p_.pp * chunks)
+          b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out});
+      } else {
+        const TaskId ready =
+            global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", "pp", next(), activation_bytes()) : kNoTask;
+        std::vector<TaskId> done;
+        TaskId emb = kNoTask, head = kNoTask;
+        last_backward = emit_.backward(chunk, ready, done, emb, head);
+        if (pass.micro_batch + 1 == m) {  // the last micro-batch completes the chunk's gradients
+          grads_done_[pass.chunk] = done;
+          embedding_done_[pass.chunk] = emb;
+          head_done_[pass.chunk] = head;
+        }
+        if (global > 0)
+          b_.send(pp_streams::send_prev, "gradient.send", "pp", prev(), activation_bytes(), {last_backward});
+      }
+    }
+    reduce_gradients(last_backward);
+    optimizer_step();
+  }
+
+private:
+  std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
+  std::uint32_t prev() const { return (stage_ + p_.pp - 1) % p_.pp; }
+  double activation_bytes() const { return s_.norm_tokens * s_.hidden * s_.element_bytes; }
+  double shard() const { return static_cast<double>(p_.dp) * p_.cp; }
+  double expert_shard() const { return static_cast<double>(p_.dp / p_.ep) * p_.cp; }
+  bool data_parallel() const { return shard() > 1; }
+  // Expert parameters are reduced over their own group when experts are spread over ranks.
+  bool expert_apart() const { return s_.moe && p_.ep > 1; }
+
+  ChunkSpec chunk_spec(std::uint32_t global) const {
+    const std::uint32_t per_chunk = job_.model.layers / (p_.pp * p_.virtual_stages);
+    return {global * per_chunk, per_chunk, global == 0, global + 1 == p_.pp * p_.virtual_stages};
+  }
+
+  // Buckets of one chunk, in the order its gradients complete: head, layers last to first, embedding.
+  std::vector<Bucket> buckets_of_chunk(std::uint32_t chunk, TaskId all_done) const {
+    const double limit = p_.bucket_mb * 1024 * 1024 / s_.grad_bytes;
+    const std::uint32_t global = chunk * p_.pp + stage_;
+    const ChunkSpec spec = chunk_spec(global);
+    std::vector<Bucket> buckets;
+    Bucket open;
+    auto add = [&](double dense, double expert, TaskId ready) {
+      open.dense += dense;
+      open.expert += expert;
+      if (!p_.dp_overlap)
+        open.ready = all_done;
+      else if (ready != kNoTask)
+        open.ready = ready;
+      if (open.dense + open.expert >= limit) {
+        buckets.push_back(open);
+        open = {};
+      }
+    };
+    if (spec.head && (!job_.model.tied_embeddings || p_.pp > 1))
+      add(s_.embedding_params() + s_.hidden, 0, head_done_[chunk]);
+    const double expert = expert_apart() ? s_.expert_params() : 0;
+    for (std::uint32_t l = spec.layers; l-- > 0;)
+      add(s_.layer_params() - expert, expert, grads_done_[chunk][l]);
+    if (spec.embedding)
+      add(s_.embedding_params(), 0, embedding_done_[chunk]);
+    if (open.dense + open.expert > 0)
+      buckets.push_back(open);
+    return buckets;
+  }
+
+  std::vector<Bucket> all_buckets(TaskId all_done) const {
+    std::vector<Bucket> out;
+    for (std::uint32_t c = p_.virtual_stages; c-- > 0;)
+      for (const Bucket& b : buckets_of_chunk(c, all_done))
+        out.push_back(b);
+    return out;
+  }
+
+  // ZeRO-1/2 with overlap: the previous step's parameter AllGathers, finishing under this forward.
+  std::vector<TaskId> early_parameter_gathers() {
+    std::vector<TaskId> gathered(p_.virtual_stages, kNoTask);
+    if (p_.zero == 0 || p_.zero == 3 || !p_.dp_overlap || !data_parallel())
+      return gathered;
+    for (std::uint32_t c = 0; c < p_.virtual_stages; ++c) {
+      const ChunkSpec spec = chunk_spec(c * p_.pp + stage_);
+      const double expert = expert_apart() ? s_.expert_params() : 0;
+      double params = spec.layers * (s_.layer_params() - expert);
+      if (spec.embedding)
+        params += s_.embedding_params();
+      gathered[c] = b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", params * s_.element_bytes);
+      if (expert_apart() && expert_shard() > 1)
+        gathered[c] = b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp",
+                                    spec.layers * s_.expert_params() * s_.element_bytes);
+    }
+    return gathered;
+  }
+
+  void reduce_gradients(TaskId all_done) {
+    if (p_.zero == 3 || !data_parallel())
+      return reduce_embedding(all_done);
+    const bool sharded = p_.zero >= 1;
+    for (const Bucket& bucket : all_buckets(all_done)) {
+      if (bucket.dense > 0)
+        b_.collective(streams::dp, sharded ? "grads.reducescatter" : "grads.allreduce",
+                      sharded ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, "dp", bucket.dense * s_.grad_bytes, {bucket.ready});
+      if (bucket.expert > 0 && expert_shard() > 1)
+        b_.collective(streams::dp, sharded ? "expert_grads.reducescatter" : "expert_grads.allreduce",
+                      sharded ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, "edp", bucket.expert * s_.grad_bytes,
+                      {bucket.ready});
+    }
+    reduce_embedding(all_done);
+  }
+
+  void reduce_embedding(TaskId all_done) {
+    if (!tied_across_pipeline(job_) || (stage_ != 0 && stage_ + 1 != p_.pp))
+      return;
+    b_.collective(streams::dp, "embedding_grads.allreduce", trace::ALL_REDUCE, "embd", s_.embedding_params() * s_.grad_bytes,
+                  {all_done});
+  }
+
+  void optimizer_step() {
+    const double params = stage_parameters(s_, stage_) / (p_.zero >= 1 ? shard() : 1.0);
+    const TaskId reduced = b_.last(streams::dp);
+    KernelOp norm;
+    norm.name = "optimizer.grad_norm";
+    norm.category = trace::REDUCTION;
+    norm.bytes = params * 4;
+    b_.compute(streams::compute, norm, model_.time_s(norm), {reduced});
+    KernelOp adam;
+    adam.name = "optimizer.adam";
+    adam.category = trace::OPTIMIZER;
+    // fp32 master weights, moments (read and write), the fp32 gradient, the new 16-bit weights.
+    adam.bytes = params * (24 + 4 + s_.element_bytes);
+    const TaskId step = b_.compute(streams::compute, adam, model_.time_s(adam));
+    if ((p_.zero == 1 || p_.zero == 2) && data_parallel() && !p_.dp_overlap)
+      for (const Bucket& bucket : all_buckets(step)) {
+        b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket.dense * s_.element_bytes, {step});
+        if (bucket.expert > 0 && expert_shard() > 1)
+          b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp", bucket.expert * s_.element_bytes,
+                        {step});
+      }
+  }
+
+  const TrainingJob& job_;
+  const ParallelSpec& p_;
+  const Shapes& s_;
+  const ComputeModel& model_;
+  std::uint32_t stage_;
+  ProgramBuilder b_;
+  std::unique_ptr<ChunkPasses> owned_;
+  ChunkPasses& emit_;
+  std::vector<std::vector<TaskId>> grads_done_;
+  std::vector<TaskId> embedding_done_, head_done_;
+};
+
+void add_groups(trace::Trace& out, const RankLayout& layout, const std::string& slot, const std::vector<Dim>& varying) {
+  std::uint32_t index = 0;
+  for (const ProcessGroup& g : layout.groups(slot, varying)) {
+    trace::Communicator& c = *out.add_communicators();
+    c.set_name(slot + "." + std::to_string(index++));
+    c.set_slot(slot);
+    for (std::uint32_t r : g.ranks)
+      c.add_ranks(r);
+  }
+}
+
+} // namespace
+
+double model_flops_per_iteration(const TrainingJob& job) {
+  const ModelDims& m = job.model;
+  const double h = m.hidden, d = h / m.heads, s = m.seq_len;
+  const double attention_params = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h;
+  const double matrices = m.activation == Activation::swiglu ? 3.0 : 2.0;
+  const double mlp_params = m.experts > 0 ? m.top_k * matrices * h * m.expert_ffn_hidden + h * m.experts
+                                          : matrices * h * m.ffn_hidden;
+  const double per_token_forward =
+      m.layers * (2 * (attention_params + mlp_params) + 4 * s * m.heads * d) + 2 * h * m.vocab;
+  return 3 * per_token_forward * static_cast<double>(job.training.global_batch) * s;
+}
+
+GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& model, const PassFactory& passes) {
+  const ParallelSpec& p = job.parallel;
+  const Shapes shapes(job);
+  const RankLayout layout(p, job.origin);
+  GeneratedJob out;
+  trace::Trace& t = out.trace;
+  t.set_name(job.model.name.empty() ? "transformer" : job.model.name);
+
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> template_of;
+  for (std::uint32_t stage = 0; stage < p.pp; ++stage)
+    for (std::uint32_t c = 0; c < p.cp; ++c) {
+      trace::RankTemplate& tmpl = *t.add_templates();
+      const std::string name = "stage" + std::to_string(stage) + (p.cp > 1 ? ".cp" + std::to_string(c) : "");
+      tmpl.set_name(name);
+      template_of[{stage, c}] = name;
+      StageBuilder builder(job, shapes, model, stage, c, tmpl, passes);
+      builder.build();
+      out.facts.memory_by_program.push_back(stage_memory(shapes, stage));
+    }
+
+  for (std::uint32_t r = 0; r < layout.world(); ++r) {
+    const Coordinates c = layout.coordinates(r);
+    const std::string& name = template_of[{c.pp, c.cp}];
+    if (t.ranks_size() > 0) {
+      trace::RankRange& last = *t.mutable_ranks(t.ranks_size() - 1);
+      if (last.template_name() == name && last.first() + last.count() == r) {
+        last.set_count(last.count() + 1);
+        continue;
+      }
+    }
+    trace::RankRange& range = *t.add_ranks();
+    range.set_first(r);
+    range.set_count(1);
+    range.set_template_name(name);
+  }
+
+  if (p.tp > 1)
+    add_groups(t, layout, "tp", {Dim::tp});
+  if (p.cp > 1)
+    add_groups(t, layout, "cp", {Dim::cp});
+  if (p.pp > 1)
+    add_groups(t, layout, "pp", {Dim::pp});
+  if (p.dp * p.cp > 1)
+    add_groups(t, layout, "dp", {Dim::cp, Dim::ep, Dim::dp});
+  if (p.ep > 1)
+    add_groups(t, layout, "ep", {Dim::ep});
+  if (job.model.experts > 0 && p.ep > 1 && p.dp / p.ep * p.cp > 1)
+    add_groups(t, layout, "edp", {Dim::cp, Dim::dp});
+  if (StageBuilder::tied_across_pipeline(job)) {
+    std::uint32_t index = 0;
+    for (const ProcessGroup& g : layout.groups("embd", {Dim::pp})) {
+      trace::Communicator& c = *t.add_communicators();
+      c.set_name("embd." + std::to_string(index++));
+      c.set_slot("embd");
+      c.add_ranks(g.ranks.front());
+      c.add_ranks(g.ranks.back());
+    }
+  }
+
+  TrainingFacts& f = out.facts;
+  f.model = t.name();
+  f.gpu = model.gpu().name;
+  f.tokens_per_iteration = static_cast<double>(job.training.global_batch) * job.model.seq_len;
+  f.model_flops_per_iteration = model_flops_per_iteration(job);
+  f.peak_flops_per_gpu = model.gpu().peak_flops(job.training.dtype);
+  f.memory_capacity_bytes = model.gpu().memory_bytes;
+  f.tp = p.tp;
+  f.pp = p.pp;
+  f.dp = p.dp;
+  f.cp = p.cp;
+  f.ep = p.ep;
+  f.micro_batches = micro_batches(job);
+  return out;
+}
+
+} // namespace echo::workloads
