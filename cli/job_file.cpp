@@ -161,7 +161,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
-  check_keys(workload, "workload", {"trace", "replicate", "comm", "model", "training", "parallel", "profile"}, shown_name);
+  check_keys(workload, "workload", {"trace", "replicate", "comm", "model", "training", "parallel", "profile", "merge_kernels"}, shown_name);
   if (has_training_section(workload)) {
     for (const char* key : {"trace", "replicate", "comm"})
       if (workload[key])

@@ -133,7 +133,7 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& fi
 } // namespace
 
 bool has_training_section(const YAML::Node& workload) {
-  return workload["model"] || workload["training"] || workload["parallel"];
+  return workload["model"] || workload["training"] || workload["parallel"] || workload["profile"] || workload["merge_kernels"];
 }
 
 workloads::TrainingJob read_training_job(const YAML::Node& workload, const std::string& file, const std::string& base_dir) {
@@ -145,6 +145,9 @@ workloads::TrainingJob read_training_job(const YAML::Node& workload, const std::
   job.model = read_model(require_map(workload, "model", file, false), file);
   job.training = read_training(require_map(workload, "training", file, false), file);
   job.parallel = read_parallel(require_map(workload, "parallel", file, false), file);
+  if (workload["merge_kernels"])
+    job.merge_kernels = either(workload["merge_kernels"], "merge_kernels", "true", "false", file,
+                               "false keeps every kernel as its own task (more timeline detail, slower runs)");
   if (workload["profile"])
     job.profile_db = resolve(scalar(workload["profile"], "profile", file), base_dir);
   return job;

@@ -64,7 +64,11 @@ void check_memory_fits(const workloads::GeneratedJob& g, const std::string& orig
 } // namespace
 
 workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
-                                       const std::string& platform_name) {
+                                       const std::string& platform_name, const std::string& slowdown_model) {
+  // Merged kernels must slow down alike: XGBoost predicts from each kernel's own duration (no
+  // merging), the category model per category (merge within one).
+  job.merge_kernels = job.merge_kernels && slowdown_model != "xgboost";
+  job.merge_same_category_only = slowdown_model == "category";
   const workloads::GpuSpec gpu = gpu_of(cluster, platform_name, job.origin);
   workloads::check_training_job(job, cluster.gpu_count(), gpu);
   workloads::ProfileDb db;

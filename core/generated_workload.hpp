@@ -9,7 +9,8 @@
 
 namespace echo::core {
 
+// `slowdown_model` says which kernels slow down alike under overlap, so may be merged.
 workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
-                                       const std::string& platform_name);
+                                       const std::string& platform_name, const std::string& slowdown_model);
 
 } // namespace echo::core

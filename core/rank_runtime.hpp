@@ -16,9 +16,12 @@ class RankRuntime {
 public:
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
       : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
-        dependency_signal_(simgrid::s4u::ConditionVariable::create()),
+        needs_(program.streams.size(), workloads::StreamPosition{kNotWaiting, 0}),
         overlap_signal_(simgrid::s4u::ConditionVariable::create()), active_by_slot_(slots, 0),
-        exposed_by_slot_s_(slots, 0.0) {}
+        exposed_by_slot_s_(slots, 0.0) {
+    for (std::size_t s = 0; s < program.streams.size(); ++s)
+      dependency_signal_.push_back(simgrid::s4u::ConditionVariable::create());
+  }
 
   std::uint32_t rank() const { return rank_; }
   const workloads::RankProgram& program() const { return *program_; }
@@ -44,8 +47,18 @@ public:
   static constexpr int kTransferCommShift = 40;
   static std::uint64_t transfer_number(std::uint64_t seq) { return seq & ((std::uint64_t{1} << kTransferCommShift) - 1); }
 
-  // Streams of this rank wait here for each other's tasks (CUDA events, in effect).
-  simgrid::s4u::ConditionVariable& dependency_signal() { return *dependency_signal_; }
+  // Streams of this rank wait for each other's tasks (CUDA events, in effect). A waiting stream
+  // names the one (stream, position) it needs next and sleeps on its own signal; a finishing
+  // stream wakes only the streams whose need it met, never the others (no spurious wake-ups).
+  simgrid::s4u::ConditionVariable& dependency_signal(std::uint32_t stream) { return *dependency_signal_[stream]; }
+  void wait_on(std::uint32_t stream, workloads::StreamPosition need) { needs_[stream] = need; ++dependency_waiters; }
+  void stop_waiting(std::uint32_t stream) { needs_[stream].stream = kNotWaiting; --dependency_waiters; }
+  // Calls `wake(stream)` for every stream whose need is met now that `finished` advanced.
+  template <class Wake> void wake_satisfied(std::uint32_t finished, Wake&& wake) const {
+    for (std::uint32_t s = 0; s < needs_.size(); ++s)
+      if (needs_[s].stream == finished && done_[finished] > needs_[s].position)
+        wake(s);
+  }
   std::uint32_t dependency_waiters = 0;
 
   // Busy-time breakdown, advanced at every start and end of a kernel on this GPU. Exposed
@@ -108,7 +121,9 @@ private:
     return (std::uint64_t{comm} << kTransferCommShift) | counters[pair]++;
   }
   PairCounters send_seq_, recv_seq_;
-  simgrid::s4u::ConditionVariablePtr dependency_signal_;
+  static constexpr std::uint32_t kNotWaiting = ~0u;
+  std::vector<workloads::StreamPosition> needs_;  // per stream: what it waits for, or kNotWaiting
+  std::vector<simgrid::s4u::ConditionVariablePtr> dependency_signal_;
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;
   int active_compute_ = 0, active_comm_ = 0;

@@ -15,13 +15,17 @@ using workloads::ProgramTask;
 using workloads::TaskKind;
 
 void StreamActor::wait_for_dependencies(RankRuntime& rt, const ProgramTask& task) const {
-  if (rt.ready(task))
-    return;
-  ++rt.dependency_waiters;
-  std::unique_lock lock(*state_->mutex);
-  while (!rt.ready(task))
-    rt.dependency_signal().wait(lock);
-  --rt.dependency_waiters;
+  const auto& waits = rt.program().waits;
+  for (std::uint32_t w = task.waits_begin; w < task.waits_end; ++w) {
+    const workloads::StreamPosition need = waits[w];
+    if (rt.done(need.stream) > need.position)
+      continue;
+    rt.wait_on(stream_, need);
+    std::unique_lock lock(*state_->mutex);
+    while (rt.done(need.stream) <= need.position)
+      rt.dependency_signal(stream_).wait(lock);
+    rt.stop_waiting(stream_);
+  }
 }
 
 double StreamActor::communicate(RankRuntime& rt, const ProgramTask& task, Interval& record) const {
@@ -112,7 +116,7 @@ void StreamActor::finish(RankRuntime& rt, std::size_t count) const {
     rt.finish_task(stream_);
   state_->tasks_done += count;
   if (rt.dependency_waiters > 0)
-    rt.dependency_signal().notify_all();
+    rt.wake_satisfied(stream_, [&](std::uint32_t waiting) { rt.dependency_signal(waiting).notify_all(); });
 }
 
 void StreamActor::operator()() const {

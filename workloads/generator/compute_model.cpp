@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -16,8 +17,12 @@ namespace {
 struct Tile {
   double rows, cols, speed;  // speed: per-tile throughput relative to the largest tile
 };
-constexpr Tile kTiles[] = {{256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 128, 0.82}, {64, 64, 0.65}};
-constexpr double kKPrologue = 128;
+// Tensor-core GEMMs need big tiles to feed the MMA units; a tile's prologue and epilogue are worth
+// ~128 steps of K. CUDA-core (fp32) GEMMs are bound by the FMA pipes: smaller tiles cost little and
+// the prologue is short (~32 steps of K).
+constexpr Tile kTensorTiles[] = {{256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 128, 0.82}, {64, 64, 0.65}};
+constexpr Tile kSimtTiles[] = {{128, 128, 1.00}, {128, 64, 0.97}, {64, 128, 0.97}, {64, 64, 0.90}, {32, 64, 0.75}};
+constexpr double kTensorKPrologue = 128, kSimtKPrologue = 32;
 constexpr double kAttentionKeyHalf = 256;
 
 double input_bytes(DataType t) {
@@ -89,13 +94,14 @@ ComputeModel::ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db)
     : gpu_(std::move(gpu)), dtype_(dtype), db_(std::move(db)) {}
 
 double ComputeModel::gemm_efficiency(double m, double n, double k) const {
+  const bool simt = dtype_ == DataType::fp32;
   double best = 0;
-  for (const Tile& t : kTiles) {
+  for (const Tile& t : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
     const double tiles_m = std::ceil(m / t.rows), tiles_n = std::ceil(n / t.cols);
     const double fill = (m * n) / (tiles_m * t.rows * tiles_n * t.cols);
     best = std::max(best, t.speed * fill * wave_fill(tiles_m * tiles_n, gpu_.sms));
   }
-  return gpu_.gemm_efficiency * best * k / (k + kKPrologue);
+  return gpu_.gemm_share(dtype_) * best * k / (k + (simt ? kSimtKPrologue : kTensorKPrologue));
 }
 
 double ComputeModel::roofline_s(const KernelOp& op) const {
@@ -104,7 +110,8 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
   case KernelShape::gemm: {
     const DataType t = op.low_precision ? dtype_ : DataType::fp32;
     const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
-    const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gemm_efficiency(op.m, op.n, op.k));
+    const double shape = gemm_efficiency(op.m, op.n, op.k) / gpu_.gemm_share(dtype_);
+    const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);
     const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
     return std::max(compute, memory);
   }
@@ -114,7 +121,7 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
     const DataType t = dtype_ == DataType::fp8 ? DataType::bf16 : dtype_;
     const double share = op.shape == KernelShape::attention_forward ? 0.85 : 0.70;
     const double blocks = op.batch * std::ceil(op.m / 128);
-    const double eff = gpu_.gemm_efficiency * share * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
+    const double eff = gpu_.gemm_share(t) * share * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * eff);
     const double memory = op.bytes / hbm;
     return std::max(compute, memory);

@@ -25,8 +25,12 @@ struct GpuSpec {
   // Share of the tensor-core peak a large, well-shaped GEMM reaches (cuBLAS / hipBLASLt), and of
   // the HBM bandwidth a streaming kernel reaches.
   double gemm_efficiency = 0, memory_efficiency = 0;
+  // Share of the fp32 (CUDA-core, no tensor core) peak an SGEMM reaches: simpler pipelines run
+  // closer to their peak.
+  double fp32_gemm_efficiency = 0.9;
 
   double peak_flops(DataType t) const;  // 0 when the GPU has no such tensor path
+  double gemm_share(DataType t) const { return t == DataType::fp32 ? fp32_gemm_efficiency : gemm_efficiency; }
 };
 
 const std::vector<GpuSpec>& gpu_presets();

@@ -36,6 +36,11 @@ struct TrainingJob {
   TrainingSpec training;
   ParallelSpec parallel;
   std::string profile_db;          // CSV of measured kernel times overriding the roofline; may be empty
+  // Fold runs of kernels into one task where that cannot change the result (kernel_merge.hpp):
+  // fewer events, less timeline detail. `merge_same_category_only` when kernels of different
+  // categories slow down differently under overlap.
+  bool merge_kernels = true;
+  bool merge_same_category_only = false;
   std::string origin;              // job file, for messages
 };
 

@@ -1,5 +1,6 @@
 #include "workloads/generator/transformer_generator.hpp"
 
+#include "workloads/generator/kernel_merge.hpp"
 #include "workloads/generator/memory_model.hpp"
 #include "workloads/generator/pass_emitter.hpp"
 #include "workloads/generator/pipeline_schedule.hpp"
@@ -260,6 +261,8 @@ GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& m
       template_of[{stage, c}] = name;
       StageBuilder builder(job, shapes, model, stage, c, tmpl, passes);
       builder.build();
+      if (job.merge_kernels)
+        merge_kernel_runs(tmpl, job.merge_same_category_only);
       out.facts.memory_by_program.push_back(stage_memory(shapes, stage));
     }
 

@@ -1,0 +1,61 @@
+#include "workloads/generator/kernel_merge.hpp"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace echo::workloads {
+
+std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
+  const int n = tmpl.tasks_size();
+  std::unordered_map<std::uint64_t, int> index_of;
+  std::vector<bool> waited_on(static_cast<std::size_t>(n), false);
+  for (int i = 0; i < n; ++i)
+    index_of[tmpl.tasks(i).id()] = i;
+  for (const trace::Task& t : tmpl.tasks())
+    for (std::uint64_t d : t.deps())
+      waited_on[static_cast<std::size_t>(index_of.at(d))] = true;
+
+  // Walk each stream in order; `open[s]` is the merged task a run on stream s is growing.
+  std::vector<int> open(static_cast<std::size_t>(tmpl.streams_size()), -1);
+  std::vector<int> absorbed_by(static_cast<std::size_t>(n), -1);
+  std::vector<int> merged_count(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    trace::Task& t = *tmpl.mutable_tasks(i);
+    int& run = open[t.stream()];
+    const bool compute = t.has_compute();
+    if (compute && run >= 0 && t.deps_size() == 0 &&
+        (!same_category || tmpl.tasks(run).category() == t.category())) {
+      trace::Task& head = *tmpl.mutable_tasks(run);
+      head.mutable_compute()->set_duration_ns(head.compute().duration_ns() + t.compute().duration_ns());
+      absorbed_by[static_cast<std::size_t>(i)] = run;
+      ++merged_count[static_cast<std::size_t>(run)];
+      if (waited_on[static_cast<std::size_t>(i)])
+        run = -1;  // others wait for the run's end: it stops here
+      continue;
+    }
+    run = compute && !waited_on[static_cast<std::size_t>(i)] ? i : -1;
+  }
+
+  std::size_t removed = 0;
+  google::protobuf::RepeatedPtrField<trace::Task> kept;
+  for (int i = 0; i < n; ++i) {
+    if (absorbed_by[static_cast<std::size_t>(i)] >= 0) {
+      ++removed;
+      continue;
+    }
+    trace::Task t = tmpl.tasks(i);
+    if (merged_count[static_cast<std::size_t>(i)] > 0)
+      t.set_name(t.name() + " +" + std::to_string(merged_count[static_cast<std::size_t>(i)]) + " kernels");
+    for (auto& d : *t.mutable_deps()) {
+      const int at = index_of.at(d);
+      if (absorbed_by[static_cast<std::size_t>(at)] >= 0)
+        d = tmpl.tasks(absorbed_by[static_cast<std::size_t>(at)]).id();
+    }
+    *kept.Add() = std::move(t);
+  }
+  tmpl.mutable_tasks()->Swap(&kept);
+  return removed;
+}
+
+} // namespace echo::workloads
