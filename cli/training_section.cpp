@@ -77,7 +77,7 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
 }
 
 workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& file) {
-  check_keys(t, "workload.training", {"global_batch", "micro_batch", "dtype", "recompute"}, file);
+  check_keys(t, "workload.training", {"global_batch", "micro_batch", "dtype", "recompute", "attention"}, file);
   workloads::TrainingSpec spec;
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
@@ -89,6 +89,10 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& fi
     const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
   }
+  if (t["attention"])
+    spec.attention = one_of(t["attention"], "attention", {"flash", "unfused"}, file) == "unfused"
+                         ? workloads::AttentionKernel::unfused
+                         : workloads::AttentionKernel::flash;
   return spec;
 }
 

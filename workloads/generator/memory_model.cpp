@@ -20,7 +20,12 @@ double layer_activation_bytes(const Shapes& s) {
   } else {
     mlp = t * s.ffn_local * ((s.swiglu ? 2 : 1) + 1) * e;
   }
-  return sharded + attention + mlp;
+  // Unfused attention keeps the softmax output, the dropout mask and the dropout output:
+  // 5 a s^2 b bytes in 16 bits (Korthikanti et al.); selective or full recomputation drops them.
+  double scores = 0;
+  if (s.job->training.attention == AttentionKernel::unfused && s.job->training.recompute == Recompute::none)
+    scores = s.job->training.micro_batch * s.heads_local * s.seq_local * s.seq_local * (2 * s.element_bytes + 1);
+  return sharded + attention + mlp + scores;
 }
 
 std::uint32_t passes_in_flight(const TrainingJob& job, std::uint32_t stage) {

@@ -103,7 +103,28 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
   wait_for(gathered);
 }
 
+void PassEmitter::unfused_attention(const std::string& p, bool backward) {
+  const double b = s_.job->training.micro_batch, heads = s_.heads_local, s = s_.seq_local, d = s_.head_dim;
+  const double scores = b * heads * s * s;  // elements of the s x s score / probability tensors
+  const double e = s_.element_bytes;
+  if (!backward) {
+    gemm(p + "attention.scores", s, s, d, b * heads);
+    memory(p + "attention.softmax", trace::ATTENTION, scores * 2 * e);
+    memory(p + "attention.dropout", trace::ELEMENTWISE, scores * (2 * e + 1));
+    gemm(p + "attention.values", s, d, s, b * heads);
+    return;
+  }
+  gemm(p + "attention.values.dgrad", s, s, d, b * heads);
+  gemm(p + "attention.values.wgrad", s, d, s, b * heads);
+  memory(p + "attention.dropout.bwd", trace::ELEMENTWISE, scores * (2 * e + 1));
+  memory(p + "attention.softmax.bwd", trace::ATTENTION, scores * 3 * e);
+  gemm(p + "attention.scores.dgrad", s, d, s, b * heads);
+  gemm(p + "attention.scores.wgrad", s, d, s, b * heads);
+}
+
 void PassEmitter::attention_forward(const std::string& prefix) {
+  if (s_.job->training.attention == AttentionKernel::unfused)
+    return unfused_attention(prefix, false);
   const std::uint32_t cp = s_.job->parallel.cp;
   const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
   KernelOp op;
@@ -137,6 +158,8 @@ void PassEmitter::attention_forward(const std::string& prefix) {
 }
 
 void PassEmitter::attention_backward(const std::string& prefix) {
+  if (s_.job->training.attention == AttentionKernel::unfused)
+    return unfused_attention(prefix, true);
   const std::uint32_t cp = s_.job->parallel.cp;
   const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
   KernelOp op;
@@ -252,7 +275,9 @@ void PassEmitter::layer_backward(const std::string& p) {
   memory(p + "norm2.bwd", trace::NORMALIZATION, x * h * e * 3);
   memory(p + "dropout_add1.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
   row_parallel_backward(p + "attention.out", s_.heads_local * s_.head_dim, h);
-  if (recompute == Recompute::selective) {
+  if (recompute == Recompute::selective && s_.job->training.attention == AttentionKernel::unfused) {
+    unfused_attention(p + "recompute.", false);  // the core attention Korthikanti et al. recompute
+  } else if (recompute == Recompute::selective) {
     // Selective recomputation re-runs the attention core before its backward.
     KernelOp op;
     op.name = p + "attention.recompute";

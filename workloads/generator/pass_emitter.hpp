@@ -78,6 +78,7 @@ private:
   void row_parallel_backward(const std::string& name, double in, double out, double batch = 1);
   void expert_all_to_all(const std::string& name);
   void attention_forward(const std::string& prefix);
+  void unfused_attention(const std::string& prefix, bool backward);
   void attention_backward(const std::string& prefix);
   void layer_forward(const std::string& prefix);
   void layer_backward(const std::string& prefix);

@@ -11,6 +11,10 @@
 namespace echo::workloads {
 
 enum class Recompute { none, selective, full };
+// flash: one fused kernel (FlashAttention; no s x s tensor in memory). unfused: Megatron-LM's
+// pre-FlashAttention path — a batched Q K^T GEMM, a fused scale-mask-softmax, dropout on the
+// probabilities and a batched GEMM with V, the s x s scores going through HBM.
+enum class AttentionKernel { flash, unfused };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 
 struct TrainingSpec {
@@ -18,6 +22,7 @@ struct TrainingSpec {
   std::uint32_t micro_batch = 1;
   DataType dtype = DataType::bf16;
   Recompute recompute = Recompute::none;
+  AttentionKernel attention = AttentionKernel::flash;
 };
 
 struct ParallelSpec {

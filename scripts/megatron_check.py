@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Predicts the published Megatron-LM throughput runs (../shared/data/e2e/megatron-published.csv)
+with `echo-des run` and prints measured against predicted iteration times.
+
+A measured iteration time is model FLOPs of one iteration / (tflops_per_gpu x 1e12 x gpus), with
+the FLOP count each table used: for the A100 (2021) table Narayanan et al.'s formula, which counts
+the recomputed forward pass, 96 B s l h^2 (1 + s/6h + V/16lh); for the H100 (2024) table the one
+without recomputation, 72 B s l h^2 (1 + s/6h + V/12lh).
+
+  scripts/megatron_check.py [--csv FILE] [--max-gpus N] [--echo build/echo-des] [--markdown]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def measured_seconds(row):
+    B, s, l, h, V = (float(row[k]) for k in ("global_batch", "seq_len", "layers", "hidden", "vocab"))
+    if row["table"].startswith("megatron-a100"):
+        flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))
+    else:
+        flops = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h))
+    return flops / (float(row["tflops_per_gpu"]) * 1e12 * int(row["gpus"]))
+
+
+def job_yaml(row):
+    a100 = row["table"].startswith("megatron-a100")
+    preset = "dgx-a100" if a100 else "dgx-h100"
+    gpus = int(row["gpus"])
+    nodes = (gpus + 7) // 8
+    # A100 (2021) runs: full recomputation (the table's note), Megatron-LM of 2021: attention
+    # without FlashAttention, gradients all-reduced after the backward pass (no overlap, no
+    # distributed optimizer). H100 (2024) runs: Megatron-Core with FlashAttention, sequence
+    # parallelism, selective recomputation, the distributed optimizer and overlapped reduction.
+    recompute = "full" if a100 else "selective"
+    sp = "false" if a100 or int(row["tp"]) == 1 else "true"
+    attention = "unfused" if a100 else "flash"
+    zero, overlap = ("0", "false") if a100 else ("1", "true")
+    return f"""platform: {{preset: {preset}, nodes: {nodes}}}
+workload:
+  model: {{layers: {row['layers']}, hidden: {row['hidden']}, heads: {row['heads']}, vocab: {row['vocab']}, seq_len: {row['seq_len']}}}
+  training: {{global_batch: {row['global_batch']}, micro_batch: 1, dtype: bf16, recompute: {recompute}, attention: {attention}}}
+  parallel: {{tp: {row['tp']}, pp: {row['pp']}, dp: {row['dp']}, sequence_parallel: {sp}, zero: {zero}, dp_overlap: {overlap}}}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--csv", default=os.path.join(ROOT, "..", "shared", "data", "e2e", "megatron-published.csv"))
+    ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
+    ap.add_argument("--max-gpus", type=int, default=1 << 30)
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    rows = [r for r in csv.DictReader(open(args.csv)) if int(r["gpus"]) <= args.max_gpus]
+    errors = []
+    if args.markdown:
+        print("| table | model | GPUs | TP/PP/DP | measured s | predicted s | error | predicted MFU |")
+        print("|---|---|---:|---|---:|---:|---:|---:|")
+    for row in rows:
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(job_yaml(row))
+        out = subprocess.run([args.echo, "run", f.name, "--json", "-q"], capture_output=True, text=True)
+        os.unlink(f.name)
+        if out.returncode != 0:
+            print(f"{row['table']} {row['model']}: {out.stderr.strip()}", file=sys.stderr)
+            continue
+        j = json.loads(out.stdout)
+        predicted = j["iteration_time_s"]
+        measured = measured_seconds(row)
+        err = (predicted - measured) / measured
+        errors.append(abs(err))
+        layout = f"{row['tp']}/{row['pp']}/{row['dp']}"
+        mfu = j["training"]["mfu"]
+        if args.markdown:
+            print(f"| {row['table']} | {row['model']} | {row['gpus']} | {layout} | {measured:.2f} | {predicted:.2f} | {100*err:+.1f}% | {100*mfu:.1f}% |")
+        else:
+            print(f"{row['table']:20s} {row['model']:6s} {row['gpus']:>5s} GPUs {layout:>9s}  measured {measured:8.3f} s  "
+                  f"predicted {predicted:8.3f} s  {100*err:+6.1f}%", flush=True)
+    if errors:
+        print(f"\nmedian |error| over {len(errors)} runs: {100*statistics.median(errors):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
