@@ -326,3 +326,95 @@ TEST_CASE("memory: ZeRO shards the optimizer, recomputation shrinks activations,
   const Shapes r(job);
   CHECK(stage_memory(r, 0).activations < 0.2 * first.activations);
 }
+
+namespace {
+
+const char* kSmallJob = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {name: gpt3-1.3b}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 2, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
+)";
+
+nlohmann::json run_generated(const std::string& yaml, const std::string& extra = "") {
+  test::TempDir dir;
+  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " --json -q " + extra);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+std::string run_error(const std::string& yaml, const std::string& extra = "") {
+  test::TempDir dir;
+  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " -q " + extra);
+  CHECK(r.code == 2);
+  return r.err;
+}
+
+} // namespace
+
+TEST_CASE("merging kernel runs leaves the iteration time and breakdown exactly as they were") {
+  for (const char* slowdown : {"", " --set slowdown.model=constant --set slowdown.factor=0.3",
+                               " --set slowdown.model=category"}) {
+    INFO(slowdown);
+    const auto merged = run_generated(kSmallJob, slowdown);
+    const auto each = run_generated(kSmallJob, std::string(slowdown) + " --set workload.merge_kernels=false");
+    CHECK(merged["workload"]["tasks"] < each["workload"]["tasks"]);
+    CHECK(merged["iteration_time_ns"] == each["iteration_time_ns"]);
+    CHECK(merged["breakdown"]["compute_s"].get<double>() == doctest::Approx(each["breakdown"]["compute_s"].get<double>()).epsilon(1e-12));
+    CHECK(merged["breakdown"]["bubble_s"].get<double>() == doctest::Approx(each["breakdown"]["bubble_s"].get<double>()).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("the summary of a generated job has throughput, MFU, memory and a breakdown that adds up") {
+  const auto j = run_generated(kSmallJob);
+  const double t = j["iteration_time_s"];
+  const auto& tr = j["training"];
+  CHECK(tr["tokens_per_s"].get<double>() == doctest::Approx(16.0 * 2048 / t));
+  CHECK(tr["mfu"].get<double>() == doctest::Approx(tr["tflops_per_gpu"].get<double>() * 1e12 / 312e12));
+  CHECK(tr["mfu"].get<double>() > 0.2);
+  CHECK(tr["mfu"].get<double>() < 0.7);
+  CHECK(tr["peak_memory_bytes"].get<double>() < tr["memory_capacity_bytes"].get<double>());
+  const auto& b = j["breakdown"];
+  double sum = b["compute_s"].get<double>() + b["overlap_slowdown_s"].get<double>() + b["bubble_s"].get<double>() +
+               b["idle_s"].get<double>();
+  for (const auto& [slot, s] : b["exposed_comm_s"].items())
+    sum += s.get<double>();
+  CHECK(sum == doctest::Approx(t).epsilon(1e-9));
+  CHECK(b["exposed_comm_s"].contains("tp"));
+  CHECK(b["exposed_comm_s"].contains("pp"));
+}
+
+TEST_CASE("the same generated job gives byte-identical output") {
+  test::TempDir dir;
+  const std::string job = dir.file("job.yaml", kSmallJob);
+  const auto a = test::run_cli("run " + job + " -q --out " + dir.path().string() + "/a");
+  const auto b = test::run_cli("run " + job + " -q --out " + dir.path().string() + "/b");
+  REQUIRE(a.code == 0);
+  CHECK(a.out == b.out);
+  for (const char* file : {"/summary.json", "/timeline.json", "/report.html"})
+    CHECK(test::slurp(dir.path().string() + "/a" + file) == test::slurp(dir.path().string() + "/b" + file));
+}
+
+TEST_CASE("bad generator jobs: a clear message and exit code 2") {
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp=3").find("tp (3) does not divide heads (16)") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.pp=5").find("does not divide layers (24)") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.training.global_batch=17").find("global_batch (17) is not divisible") !=
+        std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.dp=4").find("but the platform has 8") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.training.dtype=fp8").find("fp8 is not supported by the A100") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.training.dtype=int4").find("must be one of bf16") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.model.name=gpt5").find("unknown model preset 'gpt5'") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tensor=2").find("unknown key 'tensor' in `workload.parallel`") !=
+        std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.ep=2").find("has no experts") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.model.name=mixtral-8x7b --set workload.parallel.ep=3 --set workload.parallel.dp=1 "
+                             "--set workload.training.global_batch=4")
+            .find("ep (3) does not divide experts (8)") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.trace=x.pb").find("belongs to a traced workload") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.order=tp-pp-tp").find("parallel.order") != std::string::npos);
+  // A rank that does not fit names itself, its stage and what its memory is made of.
+  const std::string big = run_error(kSmallJob, "--set workload.model.name=gpt3-175b --set workload.model.layers=16");
+  CHECK(big.find("rank 0 (pipeline stage0) needs") != std::string::npos);
+  CHECK(big.find("of 80.0 GiB: weights") != std::string::npos);
+}

@@ -63,10 +63,6 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   require(p.dp >= 1, job, "parallel.dp must be at least 1", "use 1 for no data parallelism");
   if (t.global_batch == 0)  // documented default: one micro-batch per pipeline stage and replica
     t.global_batch = t.micro_batch * p.dp * p.pp;
-  require(world_size(job) <= platform_gpus, job,
-          "the job needs tp x pp x dp x cp = " + num(p.tp) + " x " + num(p.pp) + " x " + num(p.dp) + " x " + num(p.cp) +
-              " = " + num(world_size(job)) + " GPUs but the platform has " + num(platform_gpus),
-          "use more nodes (platform.nodes) or a smaller layout");
   require(m.heads % p.tp == 0, job, "tp (" + num(p.tp) + ") does not divide heads (" + num(m.heads) + ")",
           "tensor parallelism splits attention heads: pick tp dividing heads");
   require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, job,
@@ -109,6 +105,10 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   }
   require(p.zero <= 3, job, "parallel.zero is " + num(p.zero) + "", "use 0, 1 (distributed optimizer), 2 or 3");
   require(p.bucket_mb > 0, job, "parallel.bucket_mb must be greater than 0", "25 is PyTorch's default");
+  require(world_size(job) <= platform_gpus, job,
+          "the job needs tp x pp x dp x cp = " + num(p.tp) + " x " + num(p.pp) + " x " + num(p.dp) + " x " + num(p.cp) +
+              " = " + num(world_size(job)) + " GPUs but the platform has " + num(platform_gpus),
+          "use more nodes (platform.nodes) or a smaller layout");
   require(gpu.peak_flops(t.dtype) > 0, job,
           std::string("dtype ") + data_type_name(t.dtype) + " is not supported by the " + gpu.name + " tensor cores",
           "use bf16 (fp8 needs Hopper or newer)");
