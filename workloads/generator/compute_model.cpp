@@ -93,13 +93,13 @@ double ProfileDb::find_s(const std::string& key) const {
 ComputeModel::ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db)
     : gpu_(std::move(gpu)), dtype_(dtype), db_(std::move(db)) {}
 
-double ComputeModel::gemm_efficiency(double m, double n, double k) const {
+double ComputeModel::gemm_efficiency(double m, double n, double k, double batch) const {
   const bool simt = dtype_ == DataType::fp32;
   double best = 0;
   for (const Tile& t : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
     const double tiles_m = std::ceil(m / t.rows), tiles_n = std::ceil(n / t.cols);
     const double fill = (m * n) / (tiles_m * t.rows * tiles_n * t.cols);
-    best = std::max(best, t.speed * fill * wave_fill(tiles_m * tiles_n, gpu_.sms));
+    best = std::max(best, t.speed * fill * wave_fill(tiles_m * tiles_n * batch, gpu_.sms));
   }
   return gpu_.gemm_share(dtype_) * best * k / (k + (simt ? kSimtKPrologue : kTensorKPrologue));
 }
@@ -110,7 +110,7 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
   case KernelShape::gemm: {
     const DataType t = op.low_precision ? dtype_ : DataType::fp32;
     const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
-    const double shape = gemm_efficiency(op.m, op.n, op.k) / gpu_.gemm_share(dtype_);
+    const double shape = gemm_efficiency(op.m, op.n, op.k, op.batch) / gpu_.gemm_share(dtype_);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);
     const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
     return std::max(compute, memory);
