@@ -16,6 +16,7 @@ struct RunOptions {
   bool json = false;
   bool quiet = false;
   bool force = false;
+  bool no_folding = false;
   std::string out;
   std::vector<std::string> overrides;
 };
@@ -33,6 +34,9 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
       ->take_all()
       ->allow_extra_args(false);
   run->add_flag("--force", opts->force, "Write into an --out folder even if it holds other files");
+  run->add_flag("--no-folding", opts->no_folding,
+                "Simulate every rank, also interchangeable TP siblings that are otherwise simulated once per group "
+                "(same results, slower; for checking)");
   run->add_flag("-q,--quiet", opts->quiet,
                 "Print nothing on stderr: no progress line (shown on a terminal for runs over a second), no statistics");
   return [run, opts, setup]() -> int {
@@ -42,6 +46,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     if (!opts->out.empty())
       job.out_dir = opts->out;
     job.force_out = opts->force;
+    job.fold_ranks = !opts->no_folding;
     core::SimulationResult result;
     {
       ProgressLine progress(opts->quiet);

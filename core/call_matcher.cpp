@@ -287,7 +287,17 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
 
 double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
                                      std::uint64_t seq) {
-  return await(collectives_, open_collective(rank, task, comm, seq), workload_.member_index(rank, task.slot));
+  const auto it = open_collective(rank, task, comm, seq);
+  if (task.slot == folded_slot_ && !representative_.empty()) {
+    Call& call = it->second;
+    std::vector<std::uint32_t> unused;
+    for (std::uint32_t m = 0; m < call.ranks.size(); ++m)
+      if (call.ranks[m] != rank && representative_[call.ranks[m]] == rank) {
+        steps_timed_ += call.run->arrive(m, sg4::Engine::get_clock(), unused);
+        ++call.consumed;  // a mirrored member never comes to collect its finish
+      }
+  }
+  return await(collectives_, it, workload_.member_index(rank, task.slot));
 }
 
 double CallMatcher::await_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src, std::uint32_t dst,

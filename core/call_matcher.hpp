@@ -46,6 +46,13 @@ public:
   double await_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src,
                         std::uint32_t dst, std::uint64_t seq);
 
+  // Rank folding (core/rank_folding.hpp): on `slot`, a representative's arrival is also the
+  // arrival of the members that mirror it.
+  void fold_ranks(std::vector<std::uint32_t> representative, std::uint32_t slot) {
+    representative_ = std::move(representative);
+    folded_slot_ = slot;
+  }
+
   // The step clock: times held-back steps when simulated time reaches their start. Runs in its
   // own (daemon) actor for the whole simulation at `steps` fidelity.
   void run_step_clock();
@@ -61,6 +68,9 @@ public:
   std::vector<std::string> pending_report(std::size_t max_calls) const;
 
 private:
+  std::vector<std::uint32_t> representative_;
+  std::uint32_t folded_slot_ = ~0u;
+
   struct Call;
   struct Gate final : StepGate {
     CallMatcher* matcher = nullptr;

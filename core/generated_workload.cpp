@@ -79,6 +79,8 @@ workloads::Workload generated_workload(workloads::TrainingJob job, const platfor
   check_memory_fits(g, job.origin);
   workloads::Workload w = workloads::build_workload(g.trace, job.origin.empty() ? "generated workload" : job.origin);
   w.training = std::move(g.facts);
+  if (job.parallel.tp > 1)
+    w.symmetric_slot = "tp";  // every TP sibling runs its stage's program in lockstep
   return w;
 }
 

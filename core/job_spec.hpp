@@ -50,6 +50,7 @@ struct JobSpec {
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere
   bool timeline = true;                 // write timeline.json into out_dir
   bool force_out = false;               // write into out_dir even if it holds other files
+  bool fold_ranks = true;               // simulate one of each group of interchangeable ranks (rank_folding.hpp)
 };
 
 } // namespace echo::core

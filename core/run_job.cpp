@@ -47,6 +47,7 @@ void check_output_folder(const JobSpec& job) {
 SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup, const ProgressFn& progress) {
   check_output_folder(job);
   Simulation simulation(job);
+  simulation.set_rank_folding(job.fold_ranks);
   if (setup)
     setup(simulation.algorithms());
   const bool record = !job.out_dir.empty() && job.timeline;

@@ -9,6 +9,7 @@
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
+#include "core/rank_folding.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -40,6 +41,7 @@ struct Simulation::Impl {
   CommunicationSpec communication;
   std::unique_ptr<slowdown::Predictor> slowdown;
   bool comm_measured = false;
+  bool fold_ranks = true;
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
@@ -93,6 +95,7 @@ void Simulation::init(const platforms::PlatformSource& platform, workloads::Work
 Simulation::~Simulation() = default;
 
 collectives::AlgorithmRegistry& Simulation::algorithms() { return impl_->algorithms; }
+void Simulation::set_rank_folding(bool fold) { impl_->fold_ranks = fold; }
 const workloads::Workload& Simulation::workload() const { return impl_->workload; }
 const platforms::Cluster& Simulation::cluster() const { return *impl_->cluster; }
 
@@ -128,7 +131,17 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   if (!impl_->slowdown->is_none())
     state.slowdown_of_task = slowdowns_by_task(w.programs, *impl_->slowdown);
 
+  // Interchangeable TP siblings: simulate one per group (core/rank_folding.hpp).
+  const std::vector<std::uint32_t> representative =
+      impl_->fold_ranks ? fold_symmetric_ranks(w, *impl_->cluster) : std::vector<std::uint32_t>{};
+  const auto simulated = [&](std::uint32_t r) { return representative.empty() || representative[r] == r; };
+  if (!representative.empty())
+    matcher.fold_ranks(representative, static_cast<std::uint32_t>(
+                                           std::find(w.slots.begin(), w.slots.end(), w.symmetric_slot) - w.slots.begin()));
+
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
+    if (!simulated(r))
+      continue;
     const workloads::RankProgram& program = w.program(r);
     for (std::uint32_t s = 0; s < program.streams.size(); ++s)
       if (!program.stream_order[s].empty())
@@ -148,7 +161,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     double last_report_s = 0.0;
     std::uint64_t total_tasks = 0;
     for (std::uint32_t r = 0; r < n_ranks; ++r)
-      total_tasks += w.program(r).tasks.size();
+      if (simulated(r))
+        total_tasks += w.program(r).tasks.size();
     sg4::Engine::on_time_advance_cb([&, total_tasks](double) {
       if ((++moves & 63) != 0)
         return;
@@ -170,6 +184,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   // Every stream must have run to its end; otherwise some call never matched.
   std::vector<std::string> stuck;
   for (std::uint32_t r = 0; r < n_ranks && stuck.size() < 8; ++r) {
+    if (!simulated(r))
+      continue;
     const workloads::RankProgram& program = ranks[r].program();
     for (std::uint32_t s = 0; s < program.streams.size() && stuck.size() < 8; ++s) {
       const auto& order = program.stream_order[s];
@@ -207,9 +223,11 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     result.program_of_rank = w.program_of_rank;
   }
   result.slowdown_model = impl_->slowdown->name();
-  for (const RankRuntime& rt : ranks) {
+  for (const RankRuntime& mirrored : ranks) {
+    // A mirrored rank's timeline is its representative's.
+    const RankRuntime& rt = ranks[representative.empty() ? mirrored.rank() : representative[mirrored.rank()]];
     RankBreakdown b;
-    b.rank = rt.rank();
+    b.rank = mirrored.rank();
     b.compute_s = rt.compute_s();
     b.exposed_comm_s = rt.exposed_comm_s();
     b.idle_s = std::max(0.0, result.iteration_time_s - b.compute_s - b.exposed_comm_s);

@@ -28,6 +28,10 @@ public:
   std::vector<CommunicatorDef> communicators;
   std::uint64_t measured_iteration_ns = 0;
   std::optional<TrainingFacts> training;        // generated from a model config: tokens, FLOPs, memory
+  // A communicator slot whose members are interchangeable: every member of each of its
+  // communicators runs the same program and does the same thing at the same time (a generated
+  // job's `tp`). The engine may then simulate one member per communicator (core/rank_folding.hpp).
+  std::string symmetric_slot;
 
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(program_of_rank.size()); }
   const RankProgram& program(std::uint32_t rank) const { return programs[program_of_rank[rank]]; }
