@@ -44,6 +44,13 @@ public:
         owned_(passes ? passes(b_, stage, cp_rank) : std::make_unique<PassEmitter>(b_, shapes, model, cp_rank)),
         emit_(*owned_) {}
 
+  // Point-to-point transfers between two ranks are ordered per communicator. With two interleaved
+  // stages, activations and gradients flow both ways between the same two ranks, issued from
+  // different streams: gradients get a communicator of their own so the two flows never cross.
+  static std::string gradient_slot(const TrainingJob& job) {
+    return job.parallel.pp == 2 && job.parallel.schedule == PipelineSchedule::interleaved ? "pp_grad" : "pp";
+  }
+
   // Tied embeddings across the pipeline: the first and last stage add up their gradients.
   static bool tied_across_pipeline(const TrainingJob& job) { return job.model.tied_embeddings && job.parallel.pp > 1; }
 
@@ -71,7 +78,7 @@ public:
           b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out});
       } else {
         const TaskId ready =
-            global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", "pp", next(), activation_bytes()) : kNoTask;
+            global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", gradient_slot(job_), next(), activation_bytes()) : kNoTask;
         std::vector<TaskId> done;
         TaskId emb = kNoTask, head = kNoTask;
         last_backward = emit_.backward(chunk, ready, done, emb, head);
@@ -81,7 +88,7 @@ public:
           head_done_[pass.chunk] = head;
         }
         if (global > 0)
-          b_.send(pp_streams::send_prev, "gradient.send", "pp", prev(), activation_bytes(), {last_backward});
+          b_.send(pp_streams::send_prev, "gradient.send", gradient_slot(job_), prev(), activation_bytes(), {last_backward});
       }
     }
     reduce_gradients(last_backward);
@@ -288,6 +295,8 @@ GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& m
     add_groups(t, layout, "cp", {Dim::cp});
   if (p.pp > 1)
     add_groups(t, layout, "pp", {Dim::pp});
+  if (StageBuilder::gradient_slot(job) != "pp")
+    add_groups(t, layout, StageBuilder::gradient_slot(job), {Dim::pp});
   if (p.dp * p.cp > 1)
     add_groups(t, layout, "dp", {Dim::cp, Dim::ep, Dim::dp});
   if (p.ep > 1)
