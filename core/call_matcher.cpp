@@ -191,7 +191,10 @@ const CallMatcher::Planned& CallMatcher::schedule_for(std::uint32_t comm, const 
     call.bytes = task.bytes;
     call.root = task.peer_or_root;
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    TimedCall timed = time_call(model_, call, fidelity_);
+    // A folded call has all its members arriving together (mirrors) on links nothing else uses
+    // (rank_folding.hpp): its schedule would play out exactly as the closed form says.
+    const bool folded = workload_.communicators[comm].slot == folded_slot_ && !representative_.empty();
+    TimedCall timed = time_call(model_, call, folded ? Fidelity::analytic : fidelity_);
     slot.too_large = timed.too_large_for_steps;
     slot.choice = timed.plan.describe();
     slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));

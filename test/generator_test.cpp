@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -434,7 +435,24 @@ workload:
     (*j).erase("collectives");  // mirrored ranks' own DP calls are not tabulated
     (*j)["workload"].erase("source");  // each run's job file sits in its own temporary folder
   }
-  CHECK(folded.dump() == every.dump());
+  // Equal up to rounding: a folded TP call is timed in closed form, the same sum its steps add up to.
+  CHECK(folded["iteration_time_ns"] == every["iteration_time_ns"]);
+  std::function<void(const nlohmann::json&, const nlohmann::json&, const std::string&)> same =
+      [&](const nlohmann::json& a, const nlohmann::json& b, const std::string& where) {
+        INFO(where);
+        REQUIRE(a.type() == b.type());
+        if (a.is_object() || a.is_array()) {
+          REQUIRE(a.size() == b.size());
+          for (auto it = a.begin(); it != a.end(); ++it)
+            same(it.value(), a.is_object() ? b.at(it.key()) : b.at(static_cast<std::size_t>(std::distance(a.begin(), it))),
+                 where + "/" + (a.is_object() ? it.key() : std::to_string(std::distance(a.begin(), it))));
+        } else if (a.is_number_float()) {
+          CHECK(a.get<double>() == doctest::Approx(b.get<double>()).epsilon(1e-9));
+        } else {
+          CHECK(a == b);
+        }
+      };
+  same(folded, every, "");
 }
 
 TEST_CASE("context parallelism, expert parallelism and a two-stage interleaved pipeline all run to the end") {

@@ -67,7 +67,7 @@ MemoryBreakdown stage_memory(const Shapes& s, std::uint32_t stage) {
   m.weights = params * s.element_bytes;
   if (p.zero >= 3)
     m.weights = m.weights / shard + 2 * s.layer_params() * s.element_bytes;
-  m.gradients = params * 4 / (p.zero >= 2 ? shard : 1.0);
+  m.gradients = params * s.grad_bytes / (p.zero >= 2 ? shard : 1.0);
   m.optimizer = params * (fp32_weights ? 8 : 12) / (p.zero >= 1 ? shard : 1.0);
 
   const double layers_per_pass = static_cast<double>(job.model.layers) / (p.pp * p.virtual_stages);

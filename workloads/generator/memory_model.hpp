@@ -1,7 +1,7 @@
 #pragma once
 // Memory per rank of a generated job, the way Megatron-LM allocates it:
 //  - weights in the training dtype (ZeRO-3: a 1/dp shard plus two gathered layers);
-//  - gradients accumulated in fp32 main_grad buffers (ZeRO-2/3: sharded);
+//  - gradients accumulated in fp32 main_grad buffers (fp16 training: fp16), ZeRO-2/3: sharded;
 //  - Adam: fp32 master weights, first and second moments, 12 bytes per parameter (8 when the
 //    weights already are fp32), sharded from ZeRO-1 (Megatron's distributed optimizer) on;
 //  - activations: the tensors a layer keeps for its backward (Korthikanti et al. 2022, with fused

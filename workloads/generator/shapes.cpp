@@ -26,7 +26,9 @@ Shapes::Shapes(const TrainingJob& j) : job(&j) {
   swiglu = m.activation == Activation::swiglu;
   const bool wide = j.training.dtype == DataType::fp32 || j.training.dtype == DataType::tf32;
   element_bytes = wide ? 4 : 2;
-  grad_bytes = element_bytes;
+  // Megatron-LM accumulates and reduces bf16 (and fp8) training's gradients in fp32
+  // (accumulate_allreduce_grads_in_fp32 is set with --bf16); fp16 training reduces in fp16.
+  grad_bytes = j.training.dtype == DataType::fp16 ? 2 : 4;
 }
 
 double Shapes::attention_params() const {

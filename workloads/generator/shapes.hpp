@@ -22,7 +22,7 @@ struct Shapes {
   double experts_local = 0;   // experts / ep
   double vocab_local = 0;     // padded to a multiple of 128 * tp, as Megatron-LM pads it, then / tp
   double element_bytes = 2;   // activations and weights
-  double grad_bytes = 2;      // gradients as reduced across data parallelism
+  double grad_bytes = 4;      // gradients as reduced across data parallelism (fp32 but for fp16 training)
   bool swiglu = false, moe = false, sequence_parallel = false;
 
   double attention_params() const;    // per layer, per rank
