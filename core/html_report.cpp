@@ -27,10 +27,11 @@ json breakdown_bars(const SimulationResult& r) {
   const std::size_t group = std::max<std::size_t>(1, (n + kMaxBars - 1) / kMaxBars);
   for (std::size_t first = 0; first < n; first += group) {
     const std::size_t last = std::min(n, first + group);
-    double compute = 0, idle = 0;
+    double compute = 0, idle = 0, slowdown = 0;
     std::vector<double> by_slot(r.slots.size(), 0.0);
     for (std::size_t i = first; i < last; ++i) {
-      compute += r.per_rank[i].compute_s;
+      compute += r.per_rank[i].compute_s - r.per_rank[i].slowdown_s;
+      slowdown += r.per_rank[i].slowdown_s;
       idle += r.per_rank[i].idle_s;
       for (std::size_t s = 0; s < by_slot.size() && s < r.per_rank[i].exposed_by_slot_s.size(); ++s)
         by_slot[s] += r.per_rank[i].exposed_by_slot_s[s];
@@ -41,7 +42,7 @@ json breakdown_bars(const SimulationResult& r) {
     json slots = json::array();
     for (double v : by_slot)
       slots.push_back(us(v / k));
-    bars.push_back({label, us(compute / k), slots, us(idle / k)});
+    bars.push_back({label, us(compute / k), slots, us(idle / k), us(slowdown / k)});
   }
   return bars;
 }
@@ -168,11 +169,12 @@ document.getElementById('sub').textContent=D.platform+' - '+D.ranks+' ranks';
 document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us)+(D.training?' - '+Math.round(D.training.tokens_per_s)+' tokens/s - '+D.training.tflops_per_gpu.toFixed(1)+' TFLOP/s per GPU - MFU '+(100*D.training.mfu).toFixed(1)+'% - peak memory '+(D.training.peak_memory_bytes/1073741824).toFixed(1)+' of '+(D.training.memory_capacity_bytes/1073741824).toFixed(1)+' GiB':'');
 // Stacked bars.
 const svg=document.getElementById('bars'),W=1200,H=200,n=D.bars.length,bw=Math.max(1,(W-60)/n);
-// Compute, then exposed communication per communicator slot (tp, dp, pp, ...), then idle.
+// Compute, the overlap slowdown, exposed communication per communicator slot (tp, dp, pp, ...),
+// then idle (the pipeline bubble when the job is pipelined).
 const slotColors=['#e15759','#f28e2b','#edc948','#b07aa1','#ff9da7','#9c755f','#76b7b2','#59a14f'];
-const parts=[['compute','#4e79a7']].concat(D.slots.map((n,i)=>['exposed '+n+' communication',slotColors[i%slotColors.length]])).concat([['idle','#bab0ac']]);
+const parts=[['compute','#4e79a7'],['overlap slowdown','#17becf']].concat(D.slots.map((n,i)=>['exposed '+n+' communication',slotColors[i%slotColors.length]])).concat([[D.pipelined?'pipeline bubble':'idle','#bab0ac']]);
 document.getElementById('key').innerHTML=parts.map(p=>'<span style="background:'+p[1]+'"></span>'+esc(p[0])).join('');
-const values=b=>[b[1]].concat(b[2]).concat([b[3]]);
+const values=b=>[b[1],b[4]].concat(b[2]).concat([b[3]]);
 const maxT=Math.max(...D.bars.map(b=>values(b).reduce((a,c)=>a+c,0)),1e-9);
 let s='';
 D.bars.forEach((b,i)=>{let y=H;values(b).forEach((v,j)=>{const h=v/maxT*(H-10);y-=h;if(h<=0)return;
@@ -230,6 +232,7 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
                {"iteration_us", us(r.iteration_time_s)},
                {"slots", r.slots},
                {"bars", breakdown_bars(r)},
+               {"pipelined", r.training && r.training->pp > 1},
                {"timeline", timeline(r, w)},
                {"slice", std::find(w.slots.begin(), w.slots.end(), "dp") != w.slots.end()
                              ? "one data-parallel replica, one rank per stage"
