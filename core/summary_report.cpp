@@ -83,6 +83,8 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                      {"overlap_slowdown_s", b.slowdown_s},
                      {"idle_s", b.idle_s},
                      {"end_s", b.end_s}});
+    if (r.training && b.rank < r.program_of_rank.size())
+      ranks.back()["memory_bytes"] = r.training->memory_by_program[r.program_of_rank[b.rank]].total();
   }
   // The collectives that took longest (first arrival to last finish, summed over their calls).
   auto& collectives = j["collectives"] = nlohmann::json::array();

@@ -376,6 +376,10 @@ TEST_CASE("the summary of a generated job has throughput, MFU, memory and a brea
   CHECK(tr["mfu"].get<double>() > 0.2);
   CHECK(tr["mfu"].get<double>() < 0.7);
   CHECK(tr["peak_memory_bytes"].get<double>() < tr["memory_capacity_bytes"].get<double>());
+  double peak = 0;  // every rank reports its memory; the peak is the largest
+  for (const auto& rank : j["ranks"])
+    peak = std::max(peak, rank["memory_bytes"].get<double>());
+  CHECK(peak == tr["peak_memory_bytes"].get<double>());
   const auto& b = j["breakdown"];
   double sum = b["compute_s"].get<double>() + b["overlap_slowdown_s"].get<double>() + b["bubble_s"].get<double>() +
                b["idle_s"].get<double>();
