@@ -12,6 +12,12 @@ using workloads::Activation;
 using workloads::PipelineSchedule;
 using workloads::Recompute;
 
+// Sets `field` from m[key] when the key is there.
+void read_count(const YAML::Node& m, const char* key, std::uint32_t& field, std::uint32_t minimum, const std::string& file) {
+  if (m[key])
+    field = whole_number(m[key], key, file, minimum);
+}
+
 workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
   check_keys(m, "workload.model",
              {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
@@ -38,10 +44,7 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
                         "give layers, hidden and heads, or name a preset: `model: {name: gpt3-175b}` (`echo-des models`)");
     dims.name = "custom";
   }
-  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) {
-    if (m[key])
-      field = whole_number(m[key], key, file, minimum);
-  };
+  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) { read_count(m, key, field, minimum, file); };
   bool ffn_given = m["ffn_hidden"].IsDefined(), kv_given = m["kv_heads"].IsDefined();
   count("layers", dims.layers, 1);
   count("hidden", dims.hidden, 1);
@@ -102,10 +105,7 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& fi
               "bucket_mb", "order"},
              file);
   workloads::ParallelSpec spec;
-  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) {
-    if (p[key])
-      field = whole_number(p[key], key, file, minimum);
-  };
+  auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) { read_count(p, key, field, minimum, file); };
   count("tp", spec.tp, 1);
   count("pp", spec.pp, 1);
   count("dp", spec.dp, 1);

@@ -38,14 +38,6 @@ double input_bytes(DataType t) {
 
 double wave_fill(double tiles, double sms) { return tiles / (std::ceil(tiles / sms) * sms); }
 
-std::string normalised(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 } // namespace
 
 ProfileDb ProfileDb::load(const std::string& path, const std::string& gpu, DataType dtype) {
@@ -78,7 +70,7 @@ ProfileDb ProfileDb::load(const std::string& path, const std::string& gpu, DataT
     const double us = std::strtod(f[3].c_str(), &end);
     if (end == f[3].c_str() || *end != '\0' || !(us > 0))
       throw UserError(path, line_no, "time_us `" + f[3] + "` is not a positive number", "give the kernel's time in microseconds");
-    if (normalised(f[0]) != normalised(gpu) || f[1] != data_type_name(dtype))
+    if (normalised_gpu_name(f[0]) != normalised_gpu_name(gpu) || f[1] != data_type_name(dtype))
       continue;
     db.times_s_[f[2]] = us * 1e-6;
   }

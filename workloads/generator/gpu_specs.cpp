@@ -9,15 +9,15 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string normalised(const std::string& s) {
+} // namespace
+
+std::string normalised_gpu_name(const std::string& s) {
   std::string out;
   for (char c : s)
     if (std::isalnum(static_cast<unsigned char>(c)))
       out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
-
-} // namespace
 
 std::optional<DataType> parse_data_type(const std::string& word) {
   for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8})
@@ -80,11 +80,11 @@ const std::vector<GpuSpec>& gpu_presets() {
 }
 
 std::optional<GpuSpec> gpu_preset(const std::string& name) {
-  const std::string key = normalised(name);
+  const std::string key = normalised_gpu_name(name);
   for (const GpuSpec& g : gpu_presets()) {
-    if (normalised(g.name) == key)
+    if (normalised_gpu_name(g.name) == key)
       return g;
-    if (std::any_of(g.aliases.begin(), g.aliases.end(), [&](const std::string& a) { return normalised(a) == key; }))
+    if (std::any_of(g.aliases.begin(), g.aliases.end(), [&](const std::string& a) { return normalised_gpu_name(a) == key; }))
       return g;
   }
   return std::nullopt;

@@ -36,5 +36,7 @@ struct GpuSpec {
 const std::vector<GpuSpec>& gpu_presets();
 // Finds a preset by name or alias, ignoring case and separators: "a100-80gb", "A100-SXM4-80GB".
 std::optional<GpuSpec> gpu_preset(const std::string& name);
+// A GPU name as gpu_preset compares it: lower case, letters and digits only.
+std::string normalised_gpu_name(const std::string& name);
 
 } // namespace echo::workloads

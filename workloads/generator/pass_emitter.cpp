@@ -122,71 +122,54 @@ void PassEmitter::unfused_attention(const std::string& p, bool backward) {
   gemm(p + "attention.scores.wgrad", s, d, s, b * heads);
 }
 
-void PassEmitter::attention_forward(const std::string& prefix) {
-  if (s_.job->training.attention == AttentionKernel::unfused)
-    return unfused_attention(prefix, false);
-  const std::uint32_t cp = s_.job->parallel.cp;
+KernelOp PassEmitter::fused_attention(KernelShape shape) const {
   const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
   KernelOp op;
   op.category = trace::ATTENTION;
-  op.shape = KernelShape::attention_forward;
+  op.shape = shape;
   op.batch = s_.job->training.micro_batch * heads;
   op.m = s_.seq_local;
   op.n = s_.seq_local;
   op.k = d;
-  op.bytes = s_.tokens * (2 * heads + 2 * kv) * d * s_.element_bytes / cp;
-  const double kv_bytes = 2 * s_.tokens * kv * d * s_.element_bytes;
+  // Q, K, V and O (backward: and their gradients), one CP block's worth per step.
+  const double passes = shape == KernelShape::attention_forward ? 1 : 2;
+  op.bytes = passes * s_.tokens * (2 * heads + 2 * kv) * d * s_.element_bytes / s_.job->parallel.cp;
+  return op;
+}
+
+void PassEmitter::attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes) {
+  // Ring attention: each step computes with the KV block at hand while passing it on; a step
+  // needs the block the previous one received.
+  const std::uint32_t cp = s_.job->parallel.cp;
   const std::uint32_t next = (cp_rank_ + 1) % cp, prev = (cp_rank_ + cp - 1) % cp;
   TaskId received = kNoTask;
   for (std::uint32_t step = 0; step < cp; ++step) {
-    // Ring attention: pass the KV block on while computing with the one at hand.
+    TaskId got = kNoTask;
     if (step + 1 < cp) {
-      b_.send(streams::cp_send, prefix + "kv.send", "cp", next, kv_bytes, {step == 0 ? last_kernel_ : received});
-      const TaskId got = b_.recv(streams::cp_recv, prefix + "kv.recv", "cp", prev, kv_bytes);
-      op.name = prefix + "attention" + (cp > 1 ? ".step" + std::to_string(step) : "");
-      wait_for(received);
-      kernel(op);
-      received = got;
-    } else {
-      op.name = prefix + "attention" + (cp > 1 ? ".step" + std::to_string(step) : "");
-      wait_for(received);
-      kernel(op);
+      b_.send(streams::cp_send, block + ".send", "cp", next, block_bytes, {step == 0 ? last_kernel_ : received});
+      got = b_.recv(streams::cp_recv, block + ".recv", "cp", prev, block_bytes);
     }
+    op.name = name + (cp > 1 ? ".step" + std::to_string(step) : "");
+    wait_for(received);
+    kernel(op);
+    received = got;
   }
-  if (cp > 1)
-    memory(prefix + "attention.merge", trace::ELEMENTWISE, s_.tokens * heads * d * 4 * 2);
+}
+
+void PassEmitter::attention_forward(const std::string& prefix) {
+  if (s_.job->training.attention == AttentionKernel::unfused)
+    return unfused_attention(prefix, false);
+  attention_ring(fused_attention(KernelShape::attention_forward), prefix + "attention", prefix + "kv", kv_block_bytes());
+  if (s_.job->parallel.cp > 1)
+    memory(prefix + "attention.merge", trace::ELEMENTWISE, s_.tokens * s_.heads_local * s_.head_dim * 4 * 2);
 }
 
 void PassEmitter::attention_backward(const std::string& prefix) {
   if (s_.job->training.attention == AttentionKernel::unfused)
     return unfused_attention(prefix, true);
-  const std::uint32_t cp = s_.job->parallel.cp;
-  const double d = s_.head_dim, heads = s_.heads_local, kv = s_.kv_heads_local;
-  KernelOp op;
-  op.category = trace::ATTENTION;
-  op.shape = KernelShape::attention_backward;
-  op.batch = s_.job->training.micro_batch * heads;
-  op.m = s_.seq_local;
-  op.n = s_.seq_local;
-  op.k = d;
-  op.bytes = 2 * s_.tokens * (2 * heads + 2 * kv) * d * s_.element_bytes / cp;
   // Backward rings carry the KV block and its accumulated gradient.
-  const double ring_bytes = 4 * s_.tokens * kv * d * s_.element_bytes;
-  const std::uint32_t next = (cp_rank_ + 1) % cp, prev = (cp_rank_ + cp - 1) % cp;
-  TaskId received = kNoTask;
-  for (std::uint32_t step = 0; step < cp; ++step) {
-    op.name = prefix + "attention.bwd" + (cp > 1 ? ".step" + std::to_string(step) : "");
-    if (step + 1 < cp) {
-      b_.send(streams::cp_send, prefix + "kv_grad.send", "cp", next, ring_bytes, {step == 0 ? last_kernel_ : received});
-      const TaskId got = b_.recv(streams::cp_recv, prefix + "kv_grad.recv", "cp", prev, ring_bytes);
-      wait_for(received);
-      kernel(op);
-      received = got;
-    } else {
-      wait_for(received);
-      kernel(op);
-    }
-  }
+  attention_ring(fused_attention(KernelShape::attention_backward), prefix + "attention.bwd", prefix + "kv_grad",
+                 2 * kv_block_bytes());
 }
 
 void PassEmitter::mlp_forward(const std::string& p) {
@@ -278,16 +261,9 @@ void PassEmitter::layer_backward(const std::string& p) {
   if (recompute == Recompute::selective && s_.job->training.attention == AttentionKernel::unfused) {
     unfused_attention(p + "recompute.", false);  // the core attention Korthikanti et al. recompute
   } else if (recompute == Recompute::selective) {
-    // Selective recomputation re-runs the attention core before its backward.
-    KernelOp op;
-    op.name = p + "attention.recompute";
-    op.category = trace::ATTENTION;
-    op.shape = KernelShape::attention_forward;
-    op.batch = s_.job->training.micro_batch * s_.heads_local;
-    op.m = op.n = s_.seq_local;
-    op.k = s_.head_dim;
-    op.bytes = s_.tokens * (2 * s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim * e;
-    kernel(op);
+    // Selective recomputation re-runs the attention core (its KV ring too) before its backward.
+    attention_ring(fused_attention(KernelShape::attention_forward), p + "attention.recompute", p + "kv.recompute",
+                   kv_block_bytes());
   }
   attention_backward(p);
   if (s_.swiglu)

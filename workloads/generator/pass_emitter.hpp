@@ -77,6 +77,9 @@ private:
   void column_parallel_backward(const std::string& name, double in, double out, double batch = 1);
   void row_parallel_backward(const std::string& name, double in, double out, double batch = 1);
   void expert_all_to_all(const std::string& name);
+  KernelOp fused_attention(KernelShape shape) const;
+  double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
+  void attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes);
   void attention_forward(const std::string& prefix);
   void unfused_attention(const std::string& prefix, bool backward);
   void attention_backward(const std::string& prefix);

@@ -46,23 +46,11 @@ TaskId ProgramBuilder::collective(const std::string& stream, const std::string& 
   return t.id();
 }
 
-TaskId ProgramBuilder::send(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer,
-                            double bytes, std::initializer_list<TaskId> deps) {
+TaskId ProgramBuilder::transfer(bool sending, const std::string& stream, const std::string& name, const std::string& slot,
+                                std::uint32_t peer, double bytes, std::initializer_list<TaskId> deps) {
   trace::Task& t = append(stream, name, deps);
   t.set_category(trace::COMMUNICATION);
-  auto& p = *t.mutable_send();
-  p.set_comm(slot);
-  p.set_peer(peer);
-  p.set_bytes(static_cast<std::uint64_t>(std::llround(bytes)));
-  p.set_dtype(dtype_);
-  return t.id();
-}
-
-TaskId ProgramBuilder::recv(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer,
-                            double bytes, std::initializer_list<TaskId> deps) {
-  trace::Task& t = append(stream, name, deps);
-  t.set_category(trace::COMMUNICATION);
-  auto& p = *t.mutable_recv();
+  auto& p = sending ? *t.mutable_send() : *t.mutable_recv();
   p.set_comm(slot);
   p.set_peer(peer);
   p.set_bytes(static_cast<std::uint64_t>(std::llround(bytes)));

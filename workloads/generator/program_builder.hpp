@@ -24,9 +24,13 @@ public:
   TaskId collective(const std::string& stream, const std::string& name, trace::CollectiveOp op, const std::string& slot,
                     double bytes, std::initializer_list<TaskId> deps = {});
   TaskId send(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer, double bytes,
-              std::initializer_list<TaskId> deps = {});
+              std::initializer_list<TaskId> deps = {}) {
+    return transfer(true, stream, name, slot, peer, bytes, deps);
+  }
   TaskId recv(const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer, double bytes,
-              std::initializer_list<TaskId> deps = {});
+              std::initializer_list<TaskId> deps = {}) {
+    return transfer(false, stream, name, slot, peer, bytes, deps);
+  }
   // Adds a dependency to a task already appended (a kernel that turns out to need a later-issued
   // transfer, e.g. the first layer of a pass waiting for its parameters).
   void add_dependency(TaskId task, TaskId dep);
@@ -37,6 +41,8 @@ public:
   double compute_s() const { return compute_s_; }
 
 private:
+  TaskId transfer(bool sending, const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer,
+                  double bytes, std::initializer_list<TaskId> deps);
   trace::Task& append(const std::string& stream, const std::string& name, std::initializer_list<TaskId> deps);
   std::uint32_t stream_index(const std::string& stream);
 
