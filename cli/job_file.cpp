@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "cli/communication_options.hpp"
+#include "cli/job_schema.hpp"
 #include "cli/training_section.hpp"
 #include "cli/yaml_fields.hpp"
 #include "platforms/cluster_spec.hpp"
@@ -25,10 +26,7 @@ core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& f
   core::SlowdownSpec spec;
   if (!section)
     return spec;
-  std::vector<std::string> allowed = {"model", "factor", "file"};
-  for (const auto& c : slowdown::category_names())
-    allowed.push_back(c);
-  check_keys(section, "slowdown", allowed, file);
+  check_keys(section, "slowdown", allowed_keys("slowdown"), file);
   if (section["model"])
     spec.model = scalar(section["model"], "model", file);
   if (spec.model != "none" && spec.model != "constant" && spec.model != "category" && spec.model != "xgboost")
@@ -98,10 +96,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 }
 
 platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {
-  std::vector<std::string> allowed = {"file", "preset"};
-  for (const auto& k : platforms::override_keys())
-    allowed.push_back(k);
-  check_keys(p, "platform", allowed, file);
+  check_keys(p, "platform", allowed_keys("platform"), file);
 
   platforms::PlatformSource source;
   const bool has_file = static_cast<bool>(p["file"]);
@@ -154,14 +149,14 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                     "see examples/two_ranks/job.yaml");
   for (const std::string& o : overrides)
     apply_override(root, o);
-  check_keys(root, "", {"platform", "workload", "communication", "slowdown", "output"}, shown_name);
+  check_keys(root, "", allowed_keys(""), shown_name);
 
   core::JobSpec job;
   job.job_file = shown_name;
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
-  check_keys(workload, "workload", {"trace", "replicate", "comm", "model", "training", "parallel", "profile", "merge_kernels"}, shown_name);
+  check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   if (has_training_section(workload)) {
     for (const char* key : {"trace", "replicate", "comm"})
       if (workload[key])
@@ -176,7 +171,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   }
   if (workload["replicate"]) {
     const YAML::Node rep = require_map(workload, "replicate", shown_name, false);
-    check_keys(rep, "workload.replicate", {"dp"}, shown_name);
+    check_keys(rep, "workload.replicate", allowed_keys("workload.replicate"), shown_name);
     const std::string text = rep["dp"] ? scalar(rep["dp"], "dp", shown_name) : "";
     std::uint32_t dp = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), dp);
@@ -192,7 +187,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   }
 
   const YAML::Node comm = require_map(root, "communication", shown_name, false);
-  check_keys(comm, "communication", {"fidelity", "algo", "proto"}, shown_name);
+  check_keys(comm, "communication", allowed_keys("communication"), shown_name);
   if (comm["fidelity"])
     job.communication.fidelity =
         parse_fidelity(scalar(comm["fidelity"], "fidelity", shown_name), shown_name, line_of(comm["fidelity"]));
@@ -209,7 +204,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   job.slowdown = read_slowdown(require_map(root, "slowdown", shown_name, false), shown_name, base_dir);
 
   const YAML::Node output = require_map(root, "output", shown_name, false);
-  check_keys(output, "output", {"dir", "timeline"}, shown_name);
+  check_keys(output, "output", allowed_keys("output"), shown_name);
   if (output["dir"])
     job.out_dir = resolve(scalar(output["dir"], "dir", shown_name), base_dir);
   if (output["timeline"]) {

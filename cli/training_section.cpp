@@ -1,6 +1,7 @@
 #include "cli/training_section.hpp"
 
 #include "base/user_error.hpp"
+#include "cli/job_schema.hpp"
 #include "cli/yaml_fields.hpp"
 #include "workloads/model_presets.hpp"
 
@@ -19,10 +20,7 @@ void read_count(const YAML::Node& m, const char* key, std::uint32_t& field, std:
 }
 
 workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
-  check_keys(m, "workload.model",
-             {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
-              "tied_embeddings"},
-             file);
+  check_keys(m, "workload.model", allowed_keys("workload.model"), file);
   workloads::ModelDims dims;
   dims.vocab = 51200;
   dims.seq_len = 2048;
@@ -68,7 +66,7 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
     dims.tied_embeddings = dims.activation == Activation::gelu;
   if (m["moe"]) {
     const YAML::Node moe = require_map(m, "moe", file, false);
-    check_keys(moe, "workload.model.moe", {"experts", "top_k", "expert_ffn_hidden"}, file);
+    check_keys(moe, "workload.model.moe", allowed_keys("workload.model.moe"), file);
     if (moe["experts"])
       dims.experts = whole_number(moe["experts"], "experts", file, 0);
     if (moe["top_k"])
@@ -80,7 +78,7 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
 }
 
 workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& file) {
-  check_keys(t, "workload.training", {"global_batch", "micro_batch", "dtype", "recompute", "attention"}, file);
+  check_keys(t, "workload.training", allowed_keys("workload.training"), file);
   workloads::TrainingSpec spec;
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
@@ -100,10 +98,7 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& fi
 }
 
 workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& file) {
-  check_keys(p, "workload.parallel",
-             {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "dp_overlap",
-              "bucket_mb", "order"},
-             file);
+  check_keys(p, "workload.parallel", allowed_keys("workload.parallel"), file);
   workloads::ParallelSpec spec;
   auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) { read_count(p, key, field, minimum, file); };
   count("tp", spec.tp, 1);
