@@ -70,7 +70,10 @@ std::string nearest_job_key(const std::string& key) {
   std::string best;
   std::size_t best_distance = ~std::size_t{0};
   for (const std::string& k : job_value_keys()) {
-    const std::size_t d = edit_distance(key, k);
+    // Compare with the key as written in full and as a sweep may shorten it (no `workload.`).
+    std::size_t d = edit_distance(key, k);
+    if (k.rfind("workload.", 0) == 0)
+      d = std::min(d, edit_distance(key, k.substr(9)));
     if (d < best_distance) {
       best_distance = d;
       best = k;

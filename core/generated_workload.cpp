@@ -52,7 +52,7 @@ void check_memory_fits(const workloads::GeneratedJob& g, const std::string& orig
     if (m.total() <= capacity)
       continue;
     const std::string& name = g.trace.templates(i).name();
-    throw UserError(origin, 0,
+    throw DoesNotFit(origin, 0,
                     "rank " + std::to_string(first_rank_of(g.trace, name)) + " (pipeline " + name + ") needs " +
                         gigabytes(m.total()) + " of " + gigabytes(capacity) + ": weights " + gigabytes(m.weights) +
                         ", gradients " + gigabytes(m.gradients) + ", optimizer " + gigabytes(m.optimizer) +

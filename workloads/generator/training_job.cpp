@@ -53,16 +53,6 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   for (auto [value, name] : {std::pair{p.tp, "tp"}, {p.pp, "pp"}, {p.cp, "cp"}, {p.ep, "ep"}, {p.virtual_stages, "virtual_stages"}})
     require(value >= 1, job, std::string("parallel.") + name + " must be at least 1", "use 1 to switch it off");
   require(t.micro_batch >= 1, job, "training.micro_batch must be at least 1", "give the sequences per micro-batch");
-  const std::uint32_t model_parallel = p.tp * p.pp * p.cp;
-  if (p.dp == 0) {
-    require(platform_gpus % model_parallel == 0, job,
-            "the platform's " + num(platform_gpus) + " GPUs are not a multiple of tp x pp x cp = " + num(model_parallel),
-            "set parallel.dp explicitly, or pick tp, pp and cp whose product divides the GPU count");
-    p.dp = platform_gpus / model_parallel;
-  }
-  require(p.dp >= 1, job, "parallel.dp must be at least 1", "use 1 for no data parallelism");
-  if (t.global_batch == 0)  // documented default: one micro-batch per pipeline stage and replica
-    t.global_batch = t.micro_batch * p.dp * p.pp;
   require(m.heads % p.tp == 0, job, "tp (" + num(p.tp) + ") does not divide heads (" + num(m.heads) + ")",
           "tensor parallelism splits attention heads: pick tp dividing heads");
   require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, job,
@@ -75,6 +65,16 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   require(m.layers % chunks == 0, job,
           "pp x virtual_stages = " + num(p.pp) + " x " + num(p.virtual_stages) + " does not divide layers (" + num(m.layers) + ")",
           "each pipeline stage (and virtual stage) holds the same number of layers: pick divisors of layers");
+  const std::uint32_t model_parallel = p.tp * p.pp * p.cp;
+  if (p.dp == 0) {
+    require(platform_gpus % model_parallel == 0, job,
+            "the platform's " + num(platform_gpus) + " GPUs are not a multiple of tp x pp x cp = " + num(model_parallel),
+            "set parallel.dp explicitly, or pick tp, pp and cp whose product divides the GPU count");
+    p.dp = platform_gpus / model_parallel;
+  }
+  require(p.dp >= 1, job, "parallel.dp must be at least 1", "use 1 for no data parallelism");
+  if (t.global_batch == 0)  // documented default: one micro-batch per pipeline stage and replica
+    t.global_batch = t.micro_batch * p.dp * p.pp;
   require(p.schedule == PipelineSchedule::interleaved || p.virtual_stages == 1, job,
           "parallel.virtual_stages is " + num(p.virtual_stages) + " but the schedule is not interleaved-1f1b",
           "set parallel.schedule: interleaved-1f1b, or virtual_stages: 1");

@@ -1,0 +1,207 @@
+#include "cli/commands.hpp"
+#include "cli/job_file.hpp"
+#include "cli/sweep_space.hpp"
+#include "core/sweep_runner.hpp"
+
+#include "base/user_error.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace echo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SweepOptions {
+  std::string job, space, out = "sweep";
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  bool resume = false, quiet = false;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw UserError(path, 0, "cannot read the job file", "check the path");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos)
+    return s;
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(const core::SweepRecord& r, const char* key, int decimals, double scale = 1) {
+  if (!r.contains(key))
+    return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, r[key].get<double>() * scale);
+  return buf;
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.flush())
+      throw UserError(path.string(), 0, "cannot write the sweep results", "check that --out is writable");
+  }
+  fs::rename(tmp, path);
+}
+
+std::string results_csv(const std::vector<core::SweepRecord>& records, const std::vector<SweepAxis>& axes) {
+  std::string out = "index";
+  for (const SweepAxis& a : axes)
+    out += "," + a.key;
+  out += ",status,iteration_time_s,tokens_per_s,tflops_per_gpu,mfu,peak_memory_gib,limit,reason\n";
+  for (const auto& r : records) {
+    out += std::to_string(r["index"].get<std::size_t>());
+    for (const SweepAxis& a : axes)
+      out += "," + csv_cell(r["point"].value(a.key, ""));
+    out += "," + r["status"].get<std::string>() + "," + number(r, "iteration_time_s", 9) + "," + number(r, "tokens_per_s", 1) +
+           "," + number(r, "tflops_per_gpu", 2) + "," + number(r, "mfu", 4) + "," +
+           number(r, "peak_memory_bytes", 2, 1.0 / (1024.0 * 1024 * 1024)) + "," + csv_cell(r.value("limit", "")) + "," +
+           csv_cell(r.value("reason", "")) + "\n";
+  }
+  return out;
+}
+
+// "tp (3) does not divide heads (96)" -> "tp (N) does not divide heads (N)": one line per rule.
+std::string reason_kind(const std::string& reason) { return std::regex_replace(reason, std::regex("[0-9]+(\\.[0-9]+)?"), "N"); }
+
+std::string ranked_table(const std::vector<core::SweepRecord>& records) {
+  std::map<std::string, std::size_t> counts;
+  std::map<std::string, std::map<std::string, std::size_t>> reasons;
+  std::vector<const core::SweepRecord*> ok;
+  for (const auto& r : records) {
+    const std::string status = r["status"];
+    ++counts[status];
+    if (status == "ok")
+      ok.push_back(&r);
+    else
+      ++reasons[status][reason_kind(r.value("reason", ""))];
+  }
+  std::string out = std::to_string(records.size()) + " points: " + std::to_string(counts["ok"]) + " simulated, " +
+                    std::to_string(counts["invalid"]) + " invalid, " + std::to_string(counts["does_not_fit"]) +
+                    " do not fit in memory, " + std::to_string(counts["failed"]) + " failed\n";
+  for (const auto& [status, kinds] : reasons)
+    for (const auto& [kind, n] : kinds)
+      out += "  " + std::to_string(n) + " x " + status + ": " + kind + "\n";
+  std::stable_sort(ok.begin(), ok.end(), [](const core::SweepRecord* a, const core::SweepRecord* b) {
+    const double ta = a->value("tokens_per_s", 0.0), tb = b->value("tokens_per_s", 0.0);
+    if (ta != tb)
+      return ta > tb;
+    return a->value("iteration_time_s", 0.0) < b->value("iteration_time_s", 0.0);
+  });
+  if (ok.empty())
+    return out;
+  char line[512];
+  std::snprintf(line, sizeof line, "\n%4s %14s %12s %7s %12s  %-16s %s\n", "rank", "tokens/s", "iteration_s", "MFU", "memory_GiB",
+                "limited by", "point");
+  out += line;
+  for (std::size_t i = 0; i < ok.size() && i < 10; ++i) {
+    const auto& r = *ok[i];
+    std::snprintf(line, sizeof line, "%4zu %14s %12s %6s%% %12s  %-16s %s\n", i + 1, number(r, "tokens_per_s", 0).c_str(),
+                  number(r, "iteration_time_s", 3).c_str(), number(r, "mfu", 1, 100).c_str(),
+                  number(r, "peak_memory_bytes", 1, 1.0 / (1024.0 * 1024 * 1024)).c_str(), r.value("limit", "").c_str(),
+                  r["label"].get<std::string>().c_str());
+    out += line;
+  }
+  return out;
+}
+
+} // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  auto opts = std::make_shared<SweepOptions>();
+  CLI::App* sweep = app.add_subcommand("sweep", "Simulate every point of a space of job settings and rank them");
+  sweep->footer("Example:\n  echo-des sweep examples/sweep/job.yaml --space examples/sweep/space.yaml -j 2 --out sweep");
+  sweep->add_option("job", opts->job, "Job file (YAML): the settings every point starts from")->required();
+  sweep->add_option("--space", opts->space, "Space file (YAML): job keys and their values, lists or ranges")->required();
+  sweep->add_option("-j,--jobs", opts->workers, "Points simulated at once, each in its own process (default: the cores)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json and results.csv (default: sweep)");
+  sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
+  sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
+  return [sweep, opts]() -> int {
+    if (!sweep->parsed())
+      return -1;
+    const std::vector<SweepAxis> axes = read_sweep_space(opts->space);
+    const std::vector<SweepPoint> points = sweep_points(axes);
+    const std::string yaml = read_text(opts->job);
+    const std::string base_dir = fs::path(opts->job).parent_path().string();
+
+    std::vector<core::SweepJob> jobs;
+    std::set<std::string> labels;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      core::SweepJob job;
+      job.index = i;
+      job.label = point_label(points[i]);
+      job.point = points[i];
+      std::vector<std::string> overrides;
+      for (const auto& [key, value] : points[i])
+        overrides.push_back(key + "=" + value);
+      try {
+        job.job = parse_job(yaml, opts->job, base_dir, overrides);
+        job.job->out_dir.clear();  // a point writes nothing but its record
+      } catch (const UserError& e) {
+        job.error = e.problem();
+      }
+      labels.insert(job.label);
+      jobs.push_back(std::move(job));
+    }
+
+    const fs::path out(opts->out);
+    fs::create_directories(out);
+    const std::string log = (out / "results.jsonl").string();
+    if (fs::exists(log) && fs::file_size(log) > 0 && !opts->resume)
+      throw UserError(opts->out, 0, "the folder already holds a sweep's results (results.jsonl)",
+                      "add --resume to continue that sweep, or pick another --out");
+    std::vector<core::SweepRecord> records = opts->resume ? core::read_sweep_log(log, labels) : std::vector<core::SweepRecord>{};
+    std::set<std::string> done;
+    for (const auto& r : records)
+      done.insert(r["label"].get<std::string>());
+    if (!opts->quiet && !done.empty())
+      std::cerr << "resuming: " << done.size() << " of " << jobs.size() << " points already have a result\n";
+
+    std::size_t finished = done.size();
+    const auto fresh = core::run_sweep(jobs, done, opts->workers, log, [&](const core::SweepRecord& r) {
+      ++finished;
+      if (!opts->quiet)
+        std::cerr << "[" << finished << "/" << jobs.size() << "] " << r["label"].get<std::string>() << ": "
+                  << r["status"].get<std::string>()
+                  << (r.contains("iteration_time_s") ? " " + number(r, "iteration_time_s", 3) + " s" : "")
+                  << (r.contains("reason") ? " (" + r["reason"].get<std::string>() + ")" : "") << "\n";
+    });
+    records.insert(records.end(), fresh.begin(), fresh.end());
+    std::sort(records.begin(), records.end(),
+              [](const core::SweepRecord& a, const core::SweepRecord& b) {
+                return a["index"].get<std::size_t>() < b["index"].get<std::size_t>();
+              });
+
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const auto& r : records)
+      all.push_back(r);
+    write_atomically(out / "results.json", all.dump(2) + "\n");
+    write_atomically(out / "results.csv", results_csv(records, axes));
+    std::cout << ranked_table(records);
+    return 0;
+  };
+}
+
+} // namespace echo::cli

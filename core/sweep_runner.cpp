@@ -1,0 +1,191 @@
+#include "core/sweep_runner.hpp"
+
+#include "core/generated_workload.hpp"
+#include "core/simulation.hpp"
+#include "core/summary_report.hpp"
+#include "core/training_report.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace echo::core {
+
+namespace {
+
+SweepRecord base_record(const SweepJob& job) {
+  SweepRecord r;
+  r["index"] = job.index;
+  r["label"] = job.label;
+  auto& point = r["point"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : job.point)
+    point[key] = value;
+  return r;
+}
+
+// Runs in the child process.
+SweepRecord simulate(const SweepJob& job) {
+  SweepRecord r = base_record(job);
+  bool built = false;
+  try {
+    Simulation simulation(*job.job);
+    built = true;
+    simulation.set_rank_folding(job.job->fold_ranks);
+    const SimulationResult result = simulation.run(false);
+    r["status"] = "ok";
+    r["iteration_time_s"] = result.iteration_time_s;
+    if (const auto f = training_figures(result)) {
+      r["tokens_per_s"] = f->tokens_per_s;
+      r["tflops_per_gpu"] = f->tflops_per_gpu;
+      r["mfu"] = f->mfu;
+      r["peak_memory_bytes"] = f->peak_memory_bytes;
+      r["memory_capacity_bytes"] = f->memory_capacity_bytes;
+    }
+    r["breakdown"] = breakdown_json(iteration_breakdown(result));
+    r["limit"] = sweep_limit(r);
+  } catch (const DoesNotFit& e) {
+    r["status"] = "does_not_fit";
+    r["reason"] = e.problem();
+  } catch (const UserError& e) {
+    r["status"] = built ? "failed" : "invalid";
+    r["reason"] = e.problem();
+  } catch (const std::exception& e) {
+    r["status"] = "failed";
+    r["reason"] = e.what();
+  }
+  return r;
+}
+
+void append_line(const std::string& log, const std::string& line) {
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0)
+    throw UserError(log, 0, std::string("cannot write the sweep log: ") + std::strerror(errno), "check that --out is writable");
+  // One write per record: an interruption leaves whole lines, and at worst one cut-short last line.
+  const std::string text = line + "\n";
+  const ssize_t n = ::write(fd, text.data(), text.size());
+  ::fdatasync(fd);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(text.size()))
+    throw UserError(log, 0, "writing the sweep log failed", "check the free disk space");
+}
+
+struct Running {
+  int fd = -1;
+  const SweepJob* job = nullptr;
+};
+
+} // namespace
+
+std::string sweep_limit(const SweepRecord& r) {
+  if (r.value("status", "") != "ok")
+    return "";
+  const double t = r["iteration_time_s"];
+  std::string limit = "compute";
+  double worst = 0.05 * t;
+  const auto& b = r["breakdown"];
+  if (b["bubble_s"].get<double>() > worst) {
+    worst = b["bubble_s"];
+    limit = "bubble";
+  }
+  for (const auto& [slot, s] : b["exposed_comm_s"].items())
+    if (s.get<double>() > worst) {
+      worst = s;
+      limit = slot;
+    }
+  if (r.contains("peak_memory_bytes") && r["peak_memory_bytes"].get<double>() > 0.9 * r["memory_capacity_bytes"].get<double>())
+    limit += ", memory";
+  return limit;
+}
+
+std::vector<SweepRecord> read_sweep_log(const std::string& log, const std::set<std::string>& labels) {
+  std::vector<SweepRecord> out;
+  std::ifstream in(log);
+  std::set<std::string> seen;
+  for (std::string line; std::getline(in, line);) {
+    const SweepRecord r = SweepRecord::parse(line, nullptr, false);
+    if (r.is_discarded() || !r.contains("label") || !r.contains("status"))
+      continue;  // cut short by an interruption
+    const std::string label = r["label"];
+    if (labels.count(label) && seen.insert(label).second)
+      out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std::set<std::string>& done, unsigned workers,
+                                   const std::string& log, const std::function<void(const SweepRecord&)>& on_record) {
+  std::vector<SweepRecord> out;
+  auto finish = [&](SweepRecord r) {
+    append_line(log, r.dump());
+    if (on_record)
+      on_record(r);
+    out.push_back(std::move(r));
+  };
+  std::map<pid_t, Running> running;
+  auto reap_one = [&] {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    const auto it = running.find(pid);
+    if (it == running.end())
+      return;
+    std::string text;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(it->second.fd, buf, sizeof buf)) > 0;)
+      text.append(buf, static_cast<std::size_t>(n));
+    ::close(it->second.fd);
+    SweepRecord r = SweepRecord::parse(text, nullptr, false);
+    if (r.is_discarded()) {
+      r = base_record(*it->second.job);
+      r["status"] = "failed";
+      r["reason"] = WIFSIGNALED(status) ? "the simulation process was killed by signal " + std::to_string(WTERMSIG(status))
+                                        : "the simulation process ended without a result";
+    }
+    running.erase(it);
+    finish(std::move(r));
+  };
+  for (const SweepJob& job : jobs) {
+    if (done.count(job.label))
+      continue;
+    if (!job.job) {  // the job file rejected these values: nothing to simulate
+      SweepRecord r = base_record(job);
+      r["status"] = "invalid";
+      r["reason"] = job.error;
+      finish(std::move(r));
+      continue;
+    }
+    while (running.size() >= std::max(1u, workers))
+      reap_one();
+    int fds[2];
+    if (::pipe(fds) != 0)
+      throw std::runtime_error("pipe failed");
+    std::cout.flush();
+    const pid_t pid = ::fork();
+    if (pid < 0)
+      throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      ::close(fds[0]);
+      const std::string text = simulate(job).dump();
+      for (std::size_t written = 0; written < text.size();) {
+        const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
+        if (n <= 0)
+          break;
+        written += static_cast<std::size_t>(n);
+      }
+      ::_exit(0);  // no parent's atexit handlers, no SimGrid teardown
+    }
+    ::close(fds[1]);
+    running[pid] = {fds[0], &job};
+  }
+  while (!running.empty())
+    reap_one();
+  return out;
+}
+
+} // namespace echo::core

@@ -1,0 +1,100 @@
+// `echo-des sweep`: points from lists and ranges, results that do not depend on the number of
+// workers, resuming an interrupted sweep, and every bad space ending with exit code 2.
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using echo::test::run_cli;
+using echo::test::slurp;
+using echo::test::TempDir;
+
+namespace {
+
+const char* kJob = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {name: gpt3-125m}
+  training: {global_batch: 16}
+  parallel: {tp: 1}
+)";
+
+const char* kSpace = R"(parallel.tp: [1, 2, 5]
+parallel: {pp: {from: 1, to: 4, times: 2}}
+)";
+
+std::string sweep(const TempDir& dir, const std::string& space, const std::string& args, int expected_code = 0) {
+  const auto r = run_cli("sweep " + dir.file("job.yaml", kJob) + " --space " + dir.file("space.yaml", space) + " " + args);
+  INFO(r.err);
+  CHECK(r.code == expected_code);
+  return r.code == 0 ? r.out : r.err;
+}
+
+} // namespace
+
+TEST_CASE("a sweep simulates every valid point and ranks them") {
+  TempDir dir;
+  const std::string out = sweep(dir, kSpace, "-j 2 -q --out " + dir.path().string() + "/a");
+  CHECK(out.find("9 points: 6 simulated, 3 invalid") != std::string::npos);
+  CHECK(out.find("3 x invalid: tp (N) does not divide heads (N)") != std::string::npos);
+  CHECK(out.find("limited by") != std::string::npos);
+  const auto results = nlohmann::json::parse(slurp(dir.path() / "a" / "results.json"));
+  REQUIRE(results.size() == 9);
+  CHECK(results[0]["point"]["workload.parallel.tp"] == "1");
+  CHECK(results[0]["point"]["workload.parallel.pp"] == "1");
+  CHECK(results[1]["point"]["workload.parallel.pp"] == "2");
+  CHECK(results[0]["status"] == "ok");
+  CHECK(results[0]["tokens_per_s"].get<double>() > 0);
+  const std::string csv = slurp(dir.path() / "a" / "results.csv");
+  CHECK(csv.rfind("index,workload.parallel.tp,workload.parallel.pp,status,iteration_time_s", 0) == 0);
+}
+
+TEST_CASE("the results do not depend on the number of workers") {
+  TempDir dir;
+  sweep(dir, kSpace, "-j 1 -q --out " + dir.path().string() + "/one");
+  sweep(dir, kSpace, "-j 3 -q --out " + dir.path().string() + "/three");
+  CHECK(slurp(dir.path() / "one" / "results.json") == slurp(dir.path() / "three" / "results.json"));
+  CHECK(slurp(dir.path() / "one" / "results.csv") == slurp(dir.path() / "three" / "results.csv"));
+}
+
+TEST_CASE("an interrupted sweep resumes with only the points it lacks") {
+  TempDir dir;
+  const std::string full = dir.path().string() + "/full", cut = dir.path().string() + "/cut";
+  sweep(dir, kSpace, "-q --out " + full);
+  // Keep four results and half of a fifth line, as a killed sweep may leave its log.
+  std::ifstream in(std::filesystem::path(full) / "results.jsonl");
+  std::string log, line;
+  for (int i = 0; i < 4 && std::getline(in, line); ++i)
+    log += line + "\n";
+  std::getline(in, line);
+  log += line.substr(0, line.size() / 2);
+  std::filesystem::create_directories(cut);
+  std::ofstream(std::filesystem::path(cut) / "results.jsonl") << log;
+  const auto r = run_cli("sweep " + dir.file("job.yaml", kJob) + " --space " + dir.file("space.yaml", kSpace) + " --resume --out " + cut);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("resuming: 4 of 9 points already have a result") != std::string::npos);
+  CHECK(slurp(std::filesystem::path(cut) / "results.json") == slurp(std::filesystem::path(full) / "results.json"));
+  // Without --resume the folder is refused.
+  const auto again = run_cli("sweep " + dir.file("job.yaml", kJob) + " --space " + dir.file("space.yaml", kSpace) + " --out " + cut);
+  CHECK(again.code == 2);
+  CHECK(again.err.find("add --resume") != std::string::npos);
+}
+
+TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
+  TempDir dir;
+  const std::string out = "-q --out " + dir.path().string() + "/x";
+  CHECK(sweep(dir, "parallel.tensor: [1, 2]\n", out, 2).find("'parallel.tensor' is not a key of the job file") != std::string::npos);
+  CHECK(sweep(dir, "paralel.tpp: [1, 2]\n", out, 2).find("nearest valid key is 'workload.parallel.tp'") != std::string::npos);
+  CHECK(sweep(dir, "training.micro_batches: [1, 2]\n", out, 2).find("nearest valid key is 'workload.training.micro_batch'") !=
+        std::string::npos);
+  CHECK(sweep(dir, "{}\n", out, 2).find("the sweep space is empty") != std::string::npos);
+  CHECK(sweep(dir, "parallel.tp: []\n", out, 2).find("has no values") != std::string::npos);
+  CHECK(sweep(dir, "parallel.tp: {from: a, to: 8, times: 2}\n", out, 2).find("range `from` must be a number, got 'a'") !=
+        std::string::npos);
+  CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8}\n", out, 2).find("exactly one of `step` and `times`") != std::string::npos);
+  CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8, times: 1}\n", out, 2).find("would never end") != std::string::npos);
+  CHECK(sweep(dir, "parallel.tp: {from: 8, to: 1, step: 1}\n", out, 2).find("is empty") != std::string::npos);
+}
