@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_file.hpp"
 #include "cli/sweep_space.hpp"
+#include "core/sweep_report.hpp"
 #include "core/sweep_runner.hpp"
 
 #include "base/user_error.hpp"
@@ -135,7 +136,7 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("--space", opts->space, "Space file (YAML): job keys and their values, lists or ranges")->required();
   sweep->add_option("-j,--jobs", opts->workers, "Points simulated at once, each in its own process (default: the cores)")
       ->check(CLI::PositiveNumber);
-  sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json and results.csv (default: sweep)");
+  sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
   return [sweep, opts]() -> int {
@@ -199,6 +200,9 @@ Action add_sweep_command(CLI::App& app) {
       all.push_back(r);
     write_atomically(out / "results.json", all.dump(2) + "\n");
     write_atomically(out / "results.csv", results_csv(records, axes));
+    std::ostringstream html;
+    core::write_sweep_report(html, records);
+    write_atomically(out / "sweep.html", html.str());
     std::cout << ranked_table(records);
     return 0;
   };

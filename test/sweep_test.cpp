@@ -48,6 +48,14 @@ TEST_CASE("a sweep simulates every valid point and ranks them") {
   CHECK(results[1]["point"]["workload.parallel.pp"] == "2");
   CHECK(results[0]["status"] == "ok");
   CHECK(results[0]["tokens_per_s"].get<double>() > 0);
+  // The page: every simulated point plotted, the Pareto front marked and listed.
+  const std::string html = slurp(dir.path() / "a" / "sweep.html");
+  std::size_t circles = 0;
+  for (std::size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1))
+    ++circles;
+  CHECK(circles == 6);
+  CHECK(html.find("class=\"front\"") != std::string::npos);
+  CHECK(html.find("<table id=\"front\">") != std::string::npos);
   const std::string csv = slurp(dir.path() / "a" / "results.csv");
   CHECK(csv.rfind("index,workload.parallel.tp,workload.parallel.pp,status,iteration_time_s", 0) == 0);
 }
