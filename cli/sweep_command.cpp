@@ -2,11 +2,13 @@
 #include "cli/job_file.hpp"
 #include "cli/sweep_space.hpp"
 #include "core/sweep_report.hpp"
+#include "core/sweep_mpi.hpp"
 #include "core/sweep_runner.hpp"
 
 #include "base/user_error.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -167,28 +169,42 @@ Action add_sweep_command(CLI::App& app) {
       jobs.push_back(std::move(job));
     }
 
+    // Under mpirun only rank 0 touches the output folder; the other ranks simulate.
+    const bool across_ranks = core::launched_by_mpi();
+    const bool coordinator = !across_ranks || std::getenv("OMPI_COMM_WORLD_RANK") == nullptr ||
+                             std::string(std::getenv("OMPI_COMM_WORLD_RANK")) == "0";
     const fs::path out(opts->out);
-    fs::create_directories(out);
+    if (coordinator)
+      fs::create_directories(out);
     const std::string log = (out / "results.jsonl").string();
-    if (fs::exists(log) && fs::file_size(log) > 0 && !opts->resume)
+    if (coordinator && fs::exists(log) && fs::file_size(log) > 0 && !opts->resume)
       throw UserError(opts->out, 0, "the folder already holds a sweep's results (results.jsonl)",
                       "add --resume to continue that sweep, or pick another --out");
     std::vector<core::SweepRecord> records = opts->resume ? core::read_sweep_log(log, labels) : std::vector<core::SweepRecord>{};
     std::set<std::string> done;
     for (const auto& r : records)
       done.insert(r["label"].get<std::string>());
-    if (!opts->quiet && !done.empty())
+    if (!opts->quiet && coordinator && !done.empty())
       std::cerr << "resuming: " << done.size() << " of " << jobs.size() << " points already have a result\n";
 
     std::size_t finished = done.size();
-    const auto fresh = core::run_sweep(jobs, done, opts->workers, log, [&](const core::SweepRecord& r) {
+    const auto report = [&](const core::SweepRecord& r) {
       ++finished;
       if (!opts->quiet)
         std::cerr << "[" << finished << "/" << jobs.size() << "] " << r["label"].get<std::string>() << ": "
                   << r["status"].get<std::string>()
                   << (r.contains("iteration_time_s") ? " " + number(r, "iteration_time_s", 3) + " s" : "")
                   << (r.contains("reason") ? " (" + r["reason"].get<std::string>() + ")" : "") << "\n";
-    });
+    };
+    std::vector<core::SweepRecord> fresh;
+    if (across_ranks) {
+      auto mine = core::run_sweep_mpi(jobs, done, log, report);
+      if (!mine)
+        return 0;  // a simulating rank: rank 0 writes the results
+      fresh = std::move(*mine);
+    } else {
+      fresh = core::run_sweep(jobs, done, opts->workers, log, report);
+    }
     records.insert(records.end(), fresh.begin(), fresh.end());
     std::sort(records.begin(), records.end(),
               [](const core::SweepRecord& a, const core::SweepRecord& b) {

@@ -77,9 +77,52 @@ void append_line(const std::string& log, const std::string& line) {
 }
 
 struct Running {
+  pid_t pid = -1;
   int fd = -1;
   const SweepJob* job = nullptr;
 };
+
+Running start_child(const SweepJob& job) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    throw std::runtime_error("pipe failed");
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0)
+    throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    const std::string text = simulate(job).dump();
+    for (std::size_t written = 0; written < text.size();) {
+      const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
+      if (n <= 0)
+        break;
+      written += static_cast<std::size_t>(n);
+    }
+    ::_exit(0);  // no parent's atexit handlers, no SimGrid teardown
+  }
+  ::close(fds[1]);
+  return {pid, fds[0], &job};
+}
+
+// The record a finished child left in its pipe (records are far below a pipe's capacity, so the
+// child never blocks on writing before it is reaped).
+SweepRecord finish_child(const Running& child, int status) {
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(child.fd, buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  ::close(child.fd);
+  SweepRecord r = SweepRecord::parse(text, nullptr, false);
+  if (r.is_discarded()) {
+    r = base_record(*child.job);
+    r["status"] = "failed";
+    r["reason"] = WIFSIGNALED(status) ? "the simulation process was killed by signal " + std::to_string(WTERMSIG(status))
+                                      : "the simulation process ended without a result";
+  }
+  return r;
+}
 
 } // namespace
 
@@ -119,11 +162,29 @@ std::vector<SweepRecord> read_sweep_log(const std::string& log, const std::set<s
   return out;
 }
 
+SweepRecord rejected_record(const SweepJob& job) {
+  SweepRecord r = base_record(job);
+  r["status"] = "invalid";
+  r["reason"] = job.error;
+  return r;
+}
+
+SweepRecord simulate_in_child(const SweepJob& job) {
+  if (!job.job)
+    return rejected_record(job);
+  const Running child = start_child(job);
+  int status = 0;
+  ::waitpid(child.pid, &status, 0);
+  return finish_child(child, status);
+}
+
+void append_sweep_log(const std::string& log, const SweepRecord& record) { append_line(log, record.dump()); }
+
 std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std::set<std::string>& done, unsigned workers,
                                    const std::string& log, const std::function<void(const SweepRecord&)>& on_record) {
   std::vector<SweepRecord> out;
   auto finish = [&](SweepRecord r) {
-    append_line(log, r.dump());
+    append_sweep_log(log, r);
     if (on_record)
       on_record(r);
     out.push_back(std::move(r));
@@ -135,18 +196,7 @@ std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std:
     const auto it = running.find(pid);
     if (it == running.end())
       return;
-    std::string text;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(it->second.fd, buf, sizeof buf)) > 0;)
-      text.append(buf, static_cast<std::size_t>(n));
-    ::close(it->second.fd);
-    SweepRecord r = SweepRecord::parse(text, nullptr, false);
-    if (r.is_discarded()) {
-      r = base_record(*it->second.job);
-      r["status"] = "failed";
-      r["reason"] = WIFSIGNALED(status) ? "the simulation process was killed by signal " + std::to_string(WTERMSIG(status))
-                                        : "the simulation process ended without a result";
-    }
+    SweepRecord r = finish_child(it->second, status);
     running.erase(it);
     finish(std::move(r));
   };
@@ -154,34 +204,13 @@ std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std:
     if (done.count(job.label))
       continue;
     if (!job.job) {  // the job file rejected these values: nothing to simulate
-      SweepRecord r = base_record(job);
-      r["status"] = "invalid";
-      r["reason"] = job.error;
-      finish(std::move(r));
+      finish(rejected_record(job));
       continue;
     }
     while (running.size() >= std::max(1u, workers))
       reap_one();
-    int fds[2];
-    if (::pipe(fds) != 0)
-      throw std::runtime_error("pipe failed");
-    std::cout.flush();
-    const pid_t pid = ::fork();
-    if (pid < 0)
-      throw std::runtime_error("fork failed");
-    if (pid == 0) {
-      ::close(fds[0]);
-      const std::string text = simulate(job).dump();
-      for (std::size_t written = 0; written < text.size();) {
-        const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
-        if (n <= 0)
-          break;
-        written += static_cast<std::size_t>(n);
-      }
-      ::_exit(0);  // no parent's atexit handlers, no SimGrid teardown
-    }
-    ::close(fds[1]);
-    running[pid] = {fds[0], &job};
+    const Running child = start_child(job);
+    running[child.pid] = child;
   }
   while (!running.empty())
     reap_one();

@@ -39,6 +39,11 @@ std::vector<SweepRecord> read_sweep_log(const std::string& log, const std::set<s
 std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std::set<std::string>& done, unsigned workers,
                                    const std::string& log, const std::function<void(const SweepRecord&)>& on_record);
 
+// One point, simulated in a child process (or rejected when the job file refused its values).
+SweepRecord simulate_in_child(const SweepJob& job);
+// Appends one record to the log as one line (one write: an interruption leaves whole lines).
+void append_sweep_log(const std::string& log, const SweepRecord& record);
+
 // What limits a simulated point most: the largest of the pipeline bubble and each exposed
 // communication, when it is at least 5% of the iteration ("compute" otherwise), and "memory"
 // when the peak is above 90% of the GPU's.

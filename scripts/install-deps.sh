@@ -10,8 +10,9 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev doctest-dev
   libxgboost-dev
 )
-# CI also opens report.html in a headless browser (the test skips where chromium is absent).
-[ "${CI:-}" = "true" ] && packages+=(chromium)
+# CI also opens report.html in a headless browser (the test skips where chromium is absent), and
+# runs a sweep across MPI ranks (echo-des builds the MPI sweep wherever OpenMPI is installed).
+[ "${CI:-}" = "true" ] && packages+=(chromium libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,8 +6,11 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/wait.h>
 
 using echo::test::run_cli;
 using echo::test::slurp;
@@ -106,3 +109,24 @@ TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
   CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8, times: 1}\n", out, 2).find("would never end") != std::string::npos);
   CHECK(sweep(dir, "parallel.tp: {from: 8, to: 1, step: 1}\n", out, 2).find("is empty") != std::string::npos);
 }
+
+#ifdef ECHO_HAVE_MPI
+TEST_CASE("across two MPI ranks the sweep gives the single-process results") {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: mpirun is not installed");
+    return;
+  }
+  TempDir dir;
+  const std::string job = dir.file("job.yaml", kJob), space = dir.file("space.yaml", kSpace);
+  sweep(dir, kSpace, "-j 1 -q --out " + dir.path().string() + "/local");
+  // Root may run this in CI: OpenMPI then wants to be told that is meant.
+  const std::string command = "cd '" ECHO_SOURCE_DIR "' && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                              "mpirun -np 2 --oversubscribe '" ECHO_BINARY "' sweep " + job + " --space " + space +
+                              " -q --out " + dir.path().string() + "/mpi > " + dir.path().string() + "/mpi.log 2>&1";
+  const int status = std::system(command.c_str());
+  INFO(slurp(dir.path() / "mpi.log"));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(slurp(dir.path() / "mpi" / "results.json") == slurp(dir.path() / "local" / "results.json"));
+}
+#endif

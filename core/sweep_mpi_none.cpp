@@ -1,0 +1,24 @@
+// The sweep's MPI entry points for builds without MPI: a launch under mpirun is refused rather
+// than every rank running the whole sweep into the same files.
+#include "core/sweep_mpi.hpp"
+
+#include "base/user_error.hpp"
+
+#include <cstdlib>
+
+namespace echo::core {
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 1)
+      return true;
+  return false;
+}
+
+std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob>&, const std::set<std::string>&,
+                                                      const std::string&, const std::function<void(const SweepRecord&)>&) {
+  throw UserError("", 0, "this echo-des was built without MPI, so it cannot spread a sweep over MPI ranks",
+                  "install OpenMPI (libopenmpi-dev) and rebuild, or run the sweep in one process with -j");
+}
+
+} // namespace echo::core
