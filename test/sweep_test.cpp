@@ -110,6 +110,43 @@ TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
   CHECK(sweep(dir, "parallel.tp: {from: 8, to: 1, step: 1}\n", out, 2).find("is empty") != std::string::npos);
 }
 
+namespace {
+
+// A trace whose two ranks never meet: rank 0 all-reduces, rank 1 waits for a message.
+const char* kDeadlock = R"(templates { name: "r0" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 64 } } }
+templates { name: "r1" streams: "s" tasks { id: 1 stream: 0 name: "r" recv { comm: "world" peer: 0 bytes: 8 } } }
+communicators { name: "world" slot: "world" ranks: 0 ranks: 1 }
+ranks { first: 0 template_name: "r0" }
+ranks { first: 1 template_name: "r1" }
+)";
+
+// Sweeps a good and a deadlocking trace; returns results.json.
+nlohmann::json sweep_with_a_failing_point(const TempDir& dir, const std::string& launcher, const std::string& name) {
+  const std::string job = dir.file("trace_job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: " ECHO_SOURCE_DIR
+                                                     "/examples/two_ranks/trace.pbtxt}\n");
+  const std::string space = dir.file("trace_space.yaml", "workload.trace: [" ECHO_SOURCE_DIR "/examples/two_ranks/trace.pbtxt, " +
+                                                             dir.file("deadlock.pbtxt", kDeadlock) + "]\n");
+  const std::string out = dir.path().string() + "/" + name;
+  const std::string command = "cd '" ECHO_SOURCE_DIR "' && " + launcher + " '" ECHO_BINARY "' sweep " + job + " --space " + space +
+                              " -q --out " + out + " > " + out + ".log 2>&1";
+  const int status = std::system(command.c_str());
+  INFO(slurp(out + ".log"));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  return nlohmann::json::parse(slurp(std::filesystem::path(out) / "results.json"));
+}
+
+} // namespace
+
+TEST_CASE("a point that fails is reported with its error and the sweep goes on") {
+  TempDir dir;
+  const auto results = sweep_with_a_failing_point(dir, "", "local");
+  REQUIRE(results.size() == 2);
+  CHECK(results[0]["status"] == "ok");
+  CHECK(results[1]["status"] == "failed");
+  CHECK(results[1]["reason"].get<std::string>().find("deadlock") != std::string::npos);
+}
+
 #ifdef ECHO_HAVE_MPI
 TEST_CASE("across two MPI ranks the sweep gives the single-process results") {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
@@ -128,5 +165,8 @@ TEST_CASE("across two MPI ranks the sweep gives the single-process results") {
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   CHECK(slurp(dir.path() / "mpi" / "results.json") == slurp(dir.path() / "local" / "results.json"));
+  // A point that fails on a simulating rank is reported, and the others are still done.
+  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe";
+  CHECK(sweep_with_a_failing_point(dir, mpirun, "mpi_failing") == sweep_with_a_failing_point(dir, "", "local_failing"));
 }
 #endif
