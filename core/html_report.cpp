@@ -184,7 +184,7 @@ svg.innerHTML=s;
 // Gantt.
 const T=D.timeline,cv=document.getElementById('gantt'),ctx=cv.getContext('2d'),rowH=18,left=150;
 cv.height=Math.max(60,T.rows.length*rowH+20);
-document.getElementById('tlnote').textContent='('+T.rows.length+' streams: '+D.slice+(T.truncated?', truncated':'')+')';
+document.getElementById('tlnote').textContent=T.items.length?'('+T.rows.length+' streams: '+D.slice+(T.truncated?', truncated':'')+')':'(not recorded: the job has output.timeline: false)';
 let t0=0,t1=Math.max(D.iteration_us,1e-3);
 const crit=D.critical.path;
 function draw(){ctx.clearRect(0,0,cv.width,cv.height);const sc=(cv.width-left)/(t1-t0);
