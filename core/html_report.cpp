@@ -1,6 +1,7 @@
 #include "core/html_report.hpp"
 
 #include "core/critical_path.hpp"
+#include "core/timeline_slice.hpp"
 #include "core/training_report.hpp"
 #include "core/trace_names.hpp"
 
@@ -47,35 +48,11 @@ json breakdown_bars(const SimulationResult& r) {
   return bars;
 }
 
-// The ranks the timeline shows: one data-parallel replica across all pipeline stages when the
-// trace names its communicator slots `dp` (and `tp`): the ranks that are member 0 of their dp
-// communicator — and, when that is more than fits, also of their tp communicator, one rank per
-// stage. Otherwise the first ranks.
-std::vector<std::uint32_t> timeline_ranks(const workloads::Workload& w) {
-  auto first_members = [&](const std::vector<const char*>& names) {
-    std::vector<std::uint32_t> slots, ranks;
-    for (const char* name : names)
-      if (auto it = std::find(w.slots.begin(), w.slots.end(), name); it != w.slots.end())
-        slots.push_back(static_cast<std::uint32_t>(it - w.slots.begin()));
-    for (std::uint32_t r = 0; r < w.rank_count(); ++r)
-      if (std::all_of(slots.begin(), slots.end(),
-                      [&](std::uint32_t s) { return w.communicator(r, s) < 0 || w.member_index(r, s) == 0; }))
-        ranks.push_back(r);
-    return ranks;
-  };
-  std::vector<std::uint32_t> ranks = first_members({"dp"});
-  if (ranks.size() > kTimelineRanks)
-    ranks = first_members({"dp", "tp"});
-  if (ranks.size() > kTimelineRanks)
-    ranks.resize(kTimelineRanks);
-  return ranks;
-}
-
 json timeline(const SimulationResult& r, const workloads::Workload& w) {
   json rows = json::array(), items = json::array(), names = json::array();
   std::map<std::string, std::size_t> name_index;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> row_of;
-  for (std::uint32_t rank : timeline_ranks(w))
+  for (std::uint32_t rank : timeline_slice(w, kTimelineRanks))
     for (std::uint32_t s = 0; s < w.program(rank).streams.size(); ++s) {
       row_of[{rank, s}] = rows.size();
       rows.push_back("rank " + std::to_string(rank) + " / " + w.program(rank).streams[s]);

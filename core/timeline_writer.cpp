@@ -1,5 +1,6 @@
 #include "core/timeline_writer.hpp"
 
+#include "core/timeline_slice.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,19 @@ std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 } // namespace
 
 void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& w) {
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  // Beyond kFullTimelineRanks ranks, one data-parallel replica: every rank of a 8,192-GPU job
+  // would be gigabytes that no viewer opens, and the replicas look alike.
+  std::vector<bool> shown(w.rank_count(), true);
+  const bool sliced = w.rank_count() > kFullTimelineRanks;
+  if (sliced) {
+    shown.assign(w.rank_count(), false);
+    for (std::uint32_t r : timeline_slice(w, kFullTimelineRanks))
+      shown[r] = true;
+  }
+  out << "{\"displayTimeUnit\":\"ns\",";
+  if (sliced)
+    out << "\"otherData\":{\"ranks\":\"one data-parallel replica of the job's " << w.rank_count() << " ranks\"},";
+  out << "\"traceEvents\":[\n";
   bool first = true;
   auto next = [&]() -> std::ostream& {
     if (!first)
@@ -36,6 +49,8 @@ void write_timeline(std::ostream& out, const SimulationResult& result, const wor
     return out;
   };
   for (std::uint32_t r = 0; r < w.rank_count(); ++r) {
+    if (!shown[r])
+      continue;
     next() << "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << r << ",\"args\":{\"name\":\"rank " << r << "\"}}";
     next() << "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" << r << ",\"args\":{\"sort_index\":" << r << "}}";
     const auto& program = w.program(r);
@@ -44,6 +59,8 @@ void write_timeline(std::ostream& out, const SimulationResult& result, const wor
              << ",\"args\":{\"name\":" << quoted(program.streams[s]) << "}}";
   }
   for (const Interval& iv : result.intervals) {
+    if (!shown[iv.rank])
+      continue;
     const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
     std::string name = task.name;
     std::string args = "\"task\":" + quoted(task.name);

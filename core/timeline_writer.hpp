@@ -9,6 +9,9 @@
 
 namespace echo::core {
 
+// Jobs with more ranks get one data-parallel replica in timeline.json (core/timeline_slice.hpp).
+inline constexpr std::size_t kFullTimelineRanks = 512;
+
 void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& workload);
 
 } // namespace echo::core
