@@ -486,3 +486,22 @@ workload:
 )");
   CHECK(two["iteration_time_s"].get<double>() > 0);
 }
+
+TEST_CASE("beyond 512 ranks, timeline.json holds one data-parallel replica") {
+  test::TempDir dir;
+  const std::string job = dir.file("job.yaml", R"(platform: {preset: dgx-a100, nodes: 128}
+workload:
+  model: {name: gpt3-350m, layers: 4}
+  training: {global_batch: 256}
+  parallel: {tp: 8, pp: 2, dp: 64}
+)");
+  const auto r = test::run_cli("run " + job + " -q --out " + dir.path().string() + "/out");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto timeline = nlohmann::json::parse(test::slurp(dir.path() / "out" / "timeline.json"));
+  CHECK(timeline["otherData"]["ranks"] == "one data-parallel replica of the job's 1024 ranks");
+  std::set<int> ranks;
+  for (const auto& e : timeline["traceEvents"])
+    ranks.insert(e["pid"].get<int>());
+  CHECK(ranks.size() == 16);  // tp 8 x pp 2: the ranks that are member 0 of their dp group
+}
