@@ -81,9 +81,16 @@ std::vector<CriticalSegment> critical_path(const SimulationResult& result, const
     std::size_t from = cur;  // the interval whose start bound `cur`
     double start_s = iv[cur].start_s;
     if (const auto* members = call_of(cur)) {
+      // The member that arrived last held the call up. A send and its recv both start when the
+      // transfer does; then the one whose own predecessor ended last is the one that came late.
+      auto arrival = [&](std::size_t m) {
+        const std::int64_t p = binding(m);
+        return p >= 0 ? iv[static_cast<std::size_t>(p)].end_s : 0.0;
+      };
       for (std::size_t m : *members)
-        if (iv[m].start_s > iv[from].start_s + kTie)
-          from = m;  // the member that arrived last held the call up
+        if (iv[m].start_s > iv[from].start_s + kTie ||
+            (std::abs(iv[m].start_s - iv[from].start_s) <= kTie && arrival(m) > arrival(from) + kTie))
+          from = m;
       start_s = iv[from].start_s;
     }
     const workloads::ProgramTask& t = w.program(iv[cur].rank).tasks[iv[cur].task];

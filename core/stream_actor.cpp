@@ -163,7 +163,9 @@ void StreamActor::operator()() const {
         finish_s = communicate(rt, task, record);
       }
       if (point_to_point) {
-        rt.begin_comm(task.slot, sg4::Engine::get_clock());
+        // The interval too starts with the transfer: the wait before it is idle time.
+        record.start_s = sg4::Engine::get_clock();
+        rt.begin_comm(task.slot, record.start_s);
         comm_changed(rt);
       }
       if (finish_s > sg4::Engine::get_clock())
