@@ -1,6 +1,7 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "workloads/echo_tracer_reader.hpp"
+#include "workloads/ncu_report.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <google/protobuf/text_format.h>
@@ -49,9 +50,33 @@ Action add_import_command(CLI::App& app) {
       ->required();
   echo->add_option("--config", *config, "The run's config log, when the folder holds several runs");
   echo->add_option("-o,--output", *out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
-  return [cmd, echo, folder, config, out]() -> int {
+  CLI::App* ncu = cmd->add_subcommand("ncu", "Attach Nsight Compute metrics to a trace's kernels (for the xgboost slowdown model)");
+  ncu->footer("Example:\n  ncu --set full -o prof python train.py && ncu --import prof.ncu-rep --csv > prof.csv\n"
+              "  echo-des import ncu prof.csv --into trace.pb");
+  auto report = std::make_shared<std::string>();
+  auto into = std::make_shared<std::string>();
+  auto ncu_out = std::make_shared<std::string>();
+  ncu->add_option("report", *report, "The report as `ncu --csv` exports it (details or raw page)")->required();
+  ncu->add_option("--into", *into, "The trace whose kernels receive the metrics (.pb or .pbtxt)")->required();
+  ncu->add_option("-o,--output", *ncu_out, "Where to write the result (default: over --into)");
+  return [cmd, echo, ncu, folder, config, out, report, into, ncu_out]() -> int {
     if (!cmd->parsed())
       return -1;
+    if (ncu->parsed()) {
+      trace::Trace t = workloads::read_trace_message(*into);
+      const auto a = workloads::attach_ncu_metrics(t, workloads::read_ncu_csv(*report));
+      if (a.attached == 0)
+        throw UserError(*report, 0, "no kernel of the report matches a kernel of " + *into,
+                        "profile the same program the trace was taken from; names are matched without template "
+                        "arguments and parameters, in launch order");
+      const std::string target = ncu_out->empty() ? *into : *ncu_out;
+      (void)workloads::build_workload(t, target);  // the result must still be a valid trace
+      write_trace(t, target);
+      std::cout << "attached metrics to " << a.attached << " kernels; " << a.tasks_without
+                << " kernels of the trace have none; " << a.unmatched_kernels << " profiled kernels were not used -> "
+                << target << "\n";
+      return 0;
+    }
     const trace::Trace t = workloads::read_echo_tracer(*folder, *config);
     // The same checks a run makes, so that an import that succeeds gives a trace that runs.
     const workloads::Workload w = workloads::build_workload(t, *out);

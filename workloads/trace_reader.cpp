@@ -182,6 +182,28 @@ Workload build_workload(const trace::Trace& trace, const std::string& path) {
   return build(trace, path, [](int, int) { return 0; });
 }
 
+trace::Trace read_trace_message(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UserError(path, 0, "cannot read the trace file", "check the path");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  trace::Trace t;
+  if (!is_text_format(path)) {
+    if (!t.ParseFromString(buffer.str()))
+      throw UserError(path, 0, "not a valid binary echo-des trace (protobuf echo.trace.Trace)",
+                      "write traces with `echo-des import`, or name a text-format trace *.pbtxt");
+    return t;
+  }
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(buffer.str(), &t))
+    throw UserError(path, errors.line(), "malformed text-format trace: " + errors.message(),
+                    "see proto/trace.proto for the fields and examples/*/trace.pbtxt for samples");
+  return t;
+}
+
 Workload read_trace(const std::string& path, std::uint32_t replicate) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

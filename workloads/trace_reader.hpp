@@ -13,6 +13,9 @@ namespace echo::workloads {
 // (replicate.hpp) before it is checked.
 Workload read_trace(const std::string& path, std::uint32_t replicate_dp = 0);
 
+// The trace message itself, unchecked (for tools that edit a trace).
+trace::Trace read_trace_message(const std::string& path);
+
 // The same checks and indexing on a trace already in memory (importers, generators, tests).
 // `path` is only used in messages.
 Workload build_workload(const trace::Trace& trace, const std::string& path);
