@@ -148,6 +148,8 @@ Action add_sweep_command(CLI::App& app) {
     const std::vector<SweepPoint> points = sweep_points(axes);
     const std::string yaml = read_text(opts->job);
     const std::string base_dir = fs::path(opts->job).parent_path().string();
+    // A job file that is broken on its own is the user's error, not 1,000 invalid points.
+    (void)parse_job(yaml, opts->job, base_dir, {});
 
     std::vector<core::SweepJob> jobs;
     std::set<std::string> labels;

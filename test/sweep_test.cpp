@@ -108,6 +108,11 @@ TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
   CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8}\n", out, 2).find("exactly one of `step` and `times`") != std::string::npos);
   CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8, times: 1}\n", out, 2).find("would never end") != std::string::npos);
   CHECK(sweep(dir, "parallel.tp: {from: 8, to: 1, step: 1}\n", out, 2).find("is empty") != std::string::npos);
+  // A job file broken on its own is reported as such, once.
+  const auto r = run_cli("sweep " + dir.file("broken.yaml", "platform: {preset: dgx-a100}\nworkload: {tracee: x}\n") +
+                         " --space " + dir.file("space.yaml", kSpace) + " " + out);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown key 'tracee'") != std::string::npos);
 }
 
 namespace {
