@@ -173,8 +173,7 @@ Action add_sweep_command(CLI::App& app) {
 
     // Under mpirun only rank 0 touches the output folder; the other ranks simulate.
     const bool across_ranks = core::launched_by_mpi();
-    const bool coordinator = !across_ranks || std::getenv("OMPI_COMM_WORLD_RANK") == nullptr ||
-                             std::string(std::getenv("OMPI_COMM_WORLD_RANK")) == "0";
+    const bool coordinator = !across_ranks || core::mpi_coordinator_rank();
     const fs::path out(opts->out);
     if (coordinator)
       fs::create_directories(out);

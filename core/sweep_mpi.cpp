@@ -41,13 +41,6 @@ std::string receive_text(int& source) {
 
 } // namespace
 
-bool launched_by_mpi() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
-    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 1)
-      return true;
-  return false;
-}
-
 std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob>& jobs, const std::set<std::string>& done,
                                                       const std::string& log,
                                                       const std::function<void(const SweepRecord&)>& on_record) {
@@ -63,13 +56,8 @@ std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob
       result = simulate_in_child(jobs[static_cast<std::size_t>(index)]).dump();
     }
   }
-  std::vector<SweepRecord> out;
-  auto finish = [&](SweepRecord r) {
-    append_sweep_log(log, r);
-    if (on_record)
-      on_record(r);
-    out.push_back(std::move(r));
-  };
+  SweepSink sink{log, on_record, {}};
+  auto finish = [&](SweepRecord r) { sink.add(std::move(r)); };
   std::vector<std::int64_t> pending;
   for (const SweepJob& job : jobs) {
     if (done.count(job.label))
@@ -92,7 +80,7 @@ std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob
       --active;
     MPI_Send(&index, 1, MPI_INT64_T, source, kWorkTag, MPI_COMM_WORLD);
   }
-  return out;
+  return std::move(sink.records);
 }
 
 } // namespace echo::core

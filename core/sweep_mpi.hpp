@@ -17,6 +17,8 @@ namespace echo::core {
 
 // True when this process was started by an MPI launcher with more than one rank.
 bool launched_by_mpi();
+// True on MPI rank 0 (and in a process no MPI launcher started).
+bool mpi_coordinator_rank();
 
 // On rank 0: the new records (as run_sweep returns them). On the other ranks: nothing; they
 // simulate until rank 0 has no more points, then return.

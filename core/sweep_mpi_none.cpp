@@ -4,16 +4,8 @@
 
 #include "base/user_error.hpp"
 
-#include <cstdlib>
 
 namespace echo::core {
-
-bool launched_by_mpi() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
-    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 1)
-      return true;
-  return false;
-}
 
 std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob>&, const std::set<std::string>&,
                                                       const std::string&, const std::function<void(const SweepRecord&)>&) {

@@ -180,15 +180,17 @@ SweepRecord simulate_in_child(const SweepJob& job) {
 
 void append_sweep_log(const std::string& log, const SweepRecord& record) { append_line(log, record.dump()); }
 
+void SweepSink::add(SweepRecord r) {
+  append_sweep_log(log, r);
+  if (on_record)
+    on_record(r);
+  records.push_back(std::move(r));
+}
+
 std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std::set<std::string>& done, unsigned workers,
                                    const std::string& log, const std::function<void(const SweepRecord&)>& on_record) {
-  std::vector<SweepRecord> out;
-  auto finish = [&](SweepRecord r) {
-    append_sweep_log(log, r);
-    if (on_record)
-      on_record(r);
-    out.push_back(std::move(r));
-  };
+  SweepSink sink{log, on_record, {}};
+  auto finish = [&](SweepRecord r) { sink.add(std::move(r)); };
   std::map<pid_t, Running> running;
   auto reap_one = [&] {
     int status = 0;
@@ -214,7 +216,7 @@ std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std:
   }
   while (!running.empty())
     reap_one();
-  return out;
+  return std::move(sink.records);
 }
 
 } // namespace echo::core

@@ -39,6 +39,14 @@ std::vector<SweepRecord> read_sweep_log(const std::string& log, const std::set<s
 std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std::set<std::string>& done, unsigned workers,
                                    const std::string& log, const std::function<void(const SweepRecord&)>& on_record);
 
+// Where records go as they arrive: appended to the log, shown to `on_record`, kept.
+struct SweepSink {
+  std::string log;
+  std::function<void(const SweepRecord&)> on_record;
+  std::vector<SweepRecord> records;
+  void add(SweepRecord r);
+};
+
 // One point, simulated in a child process (or rejected when the job file refused its values).
 SweepRecord simulate_in_child(const SweepJob& job);
 // Appends one record to the log as one line (one write: an interruption leaves whole lines).
