@@ -1,11 +1,13 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "workloads/echo_tracer_reader.hpp"
+#include "workloads/kineto_reader.hpp"
 #include "workloads/ncu_report.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <google/protobuf/text_format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -59,9 +61,32 @@ Action add_import_command(CLI::App& app) {
   ncu->add_option("report", *report, "The report as `ncu --csv` exports it (details or raw page)")->required();
   ncu->add_option("--into", *into, "The trace whose kernels receive the metrics (.pb or .pbtxt)")->required();
   ncu->add_option("-o,--output", *ncu_out, "Where to write the result (default: over --into)");
-  return [cmd, echo, ncu, folder, config, out, report, into, ncu_out]() -> int {
+  CLI::App* kineto = cmd->add_subcommand("kineto", "Import PyTorch profiler (Kineto) traces, one file per rank");
+  kineto->footer("Example:\n  echo-des import kineto rank0.json.gz rank1.json.gz -o trace.pb\n"
+                 "  then run it: workload: {trace: trace.pb, comm: measured}");
+  auto kineto_files = std::make_shared<std::vector<std::string>>();
+  auto kineto_out = std::make_shared<std::string>("trace.pb");
+  auto kineto_step = std::make_shared<int>(-1);
+  kineto->add_option("files", *kineto_files, "Kineto JSON traces (.json or .json.gz), one per rank")->required();
+  kineto->add_option("-o,--output", *kineto_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
+  kineto->add_option("--step", *kineto_step, "The ProfilerStep#N to import (default: the last one)");
+  return [cmd, echo, ncu, kineto, folder, config, out, report, into, ncu_out, kineto_files, kineto_out, kineto_step]() -> int {
     if (!cmd->parsed())
       return -1;
+    if (kineto->parsed()) {
+      const auto started = std::chrono::steady_clock::now();
+      const workloads::KinetoImport k = workloads::read_kineto(*kineto_files, *kineto_step);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const workloads::Workload w = workloads::build_workload(k.trace, *kineto_out);
+      write_trace(k.trace, *kineto_out);
+      char speed[64];
+      std::snprintf(speed, sizeof speed, "%.0f MB/s", seconds > 0 ? k.bytes_parsed / seconds / 1e6 : 0.0);
+      std::cout << "imported " << k.step << ": " << w.rank_count() << " ranks, " << k.kernels << " kernels and "
+                << k.collectives << " collectives from " << kineto_files->size() << " file(s) ("
+                << static_cast<long long>(k.bytes_parsed / 1e6) << " MB of JSON, " << speed << "), measured iteration "
+                << static_cast<double>(k.trace.measured_iteration_ns()) / 1e6 << " ms -> " << *kineto_out << "\n";
+      return 0;
+    }
     if (ncu->parsed()) {
       trace::Trace t = workloads::read_trace_message(*into);
       const auto a = workloads::attach_ncu_metrics(t, workloads::read_ncu_csv(*report));

@@ -54,16 +54,21 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   std::uint64_t total_ns = program.tasks[order[first]].duration_ns;
   while (end < order.size() && !program.tasks[order[end - 1]].observed) {
     const ProgramTask& next = program.tasks[order[end]];
-    if (next.kind != TaskKind::compute || !rt.ready(next))
+    if (next.kind != TaskKind::compute || !rt.ready(next) ||
+        (next.category == trace::HOST) != (program.tasks[order[first]].category == trace::HOST))
       break;
     total_ns += next.duration_ns;
     ++end;
   }
   const double start_s = sg4::Engine::get_clock();
-  rt.begin_compute(start_s);
+  // Host time orders the GPU's work but is none of it.
+  const bool gpu_work = program.tasks[order[first]].category != trace::HOST;
+  if (gpu_work)
+    rt.begin_compute(start_s);
   if (total_ns > 0)
     sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
-  rt.end_compute(sg4::Engine::get_clock());
+  if (gpu_work)
+    rt.end_compute(sg4::Engine::get_clock());
   if (state_->record) {
     std::uint64_t elapsed_ns = 0;
     for (std::size_t k = first; k < end; ++k) {
@@ -132,7 +137,7 @@ void StreamActor::operator()() const {
     for (std::size_t pos = 0; pos < order.size();) {
       const ProgramTask& task = program.tasks[order[pos]];
       wait_for_dependencies(rt, task);
-      if (task.kind == TaskKind::compute && may_overlap) {
+      if (task.kind == TaskKind::compute && may_overlap && task.category != trace::HOST) {
         compute_overlapped(rt, pos);
         finish(rt, 1);
         ++pos;

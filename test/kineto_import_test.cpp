@@ -1,0 +1,109 @@
+// `echo-des import kineto`: a hand-made PyTorch profiler trace whose replay with the measured
+// collective times gives back the measured iteration exactly, the published DDP trace, and every
+// bad input ending with exit code 2.
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include "workloads/trace_reader.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+using echo::test::run_cli;
+using echo::test::TempDir;
+using namespace echo;
+
+namespace {
+
+// One step (0 .. 1000 us on the host). The main thread launches a GEMM at 10 us (it runs
+// 10-110), the collective at 130 us on stream 13 (130-230, after the GEMM), and an optimizer
+// kernel at 135 us that runs 230-260, right after the collective (it waited for it).
+const char* kTrace = R"JSON({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 2},
+"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7, "ts": 10, "dur": 100,
+  "args": {"correlation": 1, "stream": 7}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 130, "dur": 5, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+  "pid": 0, "tid": 13, "ts": 130, "dur": 100,
+  "args": {"correlation": 2, "stream": 13, "Collective name": "allreduce", "In msg nelems": 1048576,
+           "Out msg nelems": 1048576, "Group size": 2, "dtype": "Float", "Process Group Name": "0",
+           "Process Group Ranks": "[0, 1]"}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 135, "dur": 5, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "kernel", "name": "multi_tensor_apply_kernel", "pid": 0, "tid": 7, "ts": 230, "dur": 30,
+  "args": {"correlation": 3, "stream": 7}}
+]})JSON";
+
+} // namespace
+
+TEST_CASE("a Kineto trace becomes streams, a collective, host launches and the order between them") {
+  TempDir dir;
+  const auto r = run_cli("import kineto " + dir.file("rank0.json", kTrace) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("imported ProfilerStep#3: 2 ranks, 2 kernels and 1 collectives") != std::string::npos);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  REQUIRE(t.templates_size() == 1);
+  std::map<std::uint64_t, trace::Task> task;  // by id: GPU tasks 1-3 in start order, host tasks after
+  for (const auto& x : t.templates(0).tasks())
+    task[x.id()] = x;
+  REQUIRE(task.size() == 6);
+  CHECK(task[2].collective().op() == trace::ALL_REDUCE);
+  CHECK(task[2].collective().bytes() == 4 * 1048576);
+  CHECK(task[2].collective().comm() == "pg0");
+  CHECK(task[2].collective().measured_duration_ns() == 100000);
+  auto waits = [&](std::uint64_t id, std::uint64_t on) {
+    return std::find(task[id].deps().begin(), task[id].deps().end(), on) != task[id].deps().end();
+  };
+  CHECK(waits(2, 1));  // the collective waits for the GEMM launched before it
+  CHECK(waits(3, 2));  // the optimizer for the collective
+  CHECK_FALSE(waits(1, 2));
+  CHECK(task[4].category() == trace::HOST);
+  CHECK(task[4].compute().duration_ns() == 10000);  // step start to the first launch
+  CHECK(waits(1, 4));
+  CHECK(t.communicators(0).ranks_size() == 2);
+  CHECK(t.measured_iteration_ns() == 260000);
+  // Replayed with the measured collective time, the iteration is the measured one.
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: t.pbtxt, comm: measured}\n");
+  const auto run = run_cli("run " + job + " --json -q");
+  REQUIRE(run.code == 0);
+  const auto j = nlohmann::json::parse(run.out);
+  CHECK(j["iteration_time_ns"] == 260000);
+  CHECK(j["error_vs_measured"].get<double>() == doctest::Approx(0.0));
+  // Host time is neither compute nor communication: rank 0 computes 130 us in all.
+  CHECK(j["ranks"][0]["compute_s"].get<double>() == doctest::Approx(130e-6));
+}
+
+TEST_CASE("the published DDP trace replays within 5% of its measured step") {
+  const std::string data = ECHO_SOURCE_DIR "/../shared/data/kineto/ddp-2rank-allreduce.json.gz";
+  if (!std::filesystem::exists(data)) {
+    MESSAGE("skipped: " << data << " is absent");
+    return;
+  }
+  TempDir dir;
+  REQUIRE(run_cli("import kineto " + data + " -o " + (dir / "t.pb")).code == 0);
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: t.pb, comm: measured}\n");
+  const auto run = run_cli("run " + job + " --json -q");
+  REQUIRE(run.code == 0);
+  CHECK(std::abs(nlohmann::json::parse(run.out)["error_vs_measured"].get<double>()) < 0.05);
+}
+
+TEST_CASE("bad Kineto input: a clear message and exit code 2") {
+  TempDir dir;
+  auto error = [&](const std::string& json, const std::string& extra = "") {
+    const auto r = run_cli("import kineto " + dir.file("x.json", json) + " -o " + (dir / "o.pb") + " " + extra);
+    CHECK(r.code == 2);
+    return r.err;
+  };
+  CHECK(error("{\"schemaVersion\": 1}").find("no traceEvents") != std::string::npos);
+  CHECK(error("{\"traceEvents\": [").find("malformed JSON") != std::string::npos);
+  CHECK(error("{\"traceEvents\": []}").find("no ProfilerStep#N") != std::string::npos);
+  CHECK(error(kTrace, "--step 9").find("has no ProfilerStep#9") != std::string::npos);
+  const auto missing = run_cli("import kineto " + (dir / "nope.json") + " -o " + (dir / "o.pb"));
+  CHECK(missing.code == 2);
+}

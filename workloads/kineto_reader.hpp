@@ -1,0 +1,35 @@
+#pragma once
+// PyTorch profiler (Kineto) traces into a native trace: `echo-des import kineto FILE... -o trace.pb`.
+// One file per rank (`.json` or `.json.gz`); the iteration is the GPU work launched inside
+// `ProfilerStep#N` (the last step unless one is asked for).
+//
+// From each file: GPU kernels, memcpy and memset per stream, in start order, with their measured
+// durations; NCCL kernels become collectives — op, element count, dtype and process group from the
+// `Collective name`, `In msg nelems` / `Out msg nelems`, `dtype`, `Process Group Name` and
+// `Process Group Ranks` args (their measured time kept for `comm: measured`).
+// Cross-stream order, as PyTorch's ProcessGroupNCCL creates it with CUDA events: a collective
+// waits for the last kernel launched before it on every other stream; a kernel that started at
+// most 20 us after a collective launched before it ended waits for that collective (the compute
+// stream's wait on the collective's work). Ranks the process groups name but no file covers run
+// the first file's program (ex-situ replication).
+// Not yet read: the CPU side (launch gaps of the launching thread), cuda_sync events, send/recv
+// (kept as kernels with their measured time).
+#include "proto/trace.pb.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace echo::workloads {
+
+struct KinetoImport {
+  trace::Trace trace;
+  std::uint64_t kernels = 0, collectives = 0;
+  std::string step;  // "ProfilerStep#6"
+  double bytes_parsed = 0;
+};
+
+// `step` < 0: the last ProfilerStep of each file.
+KinetoImport read_kineto(const std::vector<std::string>& files, int step = -1);
+
+} // namespace echo::workloads
