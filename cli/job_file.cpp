@@ -180,10 +180,28 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                       "write e.g. `replicate: {dp: 64}`");
     job.replicate_dp = dp;
   }
-  if (!workload["trace"])
+  if (workload["kineto"]) {
+    if (workload["trace"])
+      throw UserError(shown_name, line_of(workload["kineto"]), "`workload` names both a trace and Kineto files",
+                      "keep one: `trace: FILE` or `kineto: [FILE, ...]`");
+    if (job.replicate_dp > 0)
+      throw UserError(shown_name, line_of(workload["kineto"]), "`replicate` does not apply to Kineto files yet",
+                      "import them with `echo-des import kineto`, or profile every rank");
+    const YAML::Node k = workload["kineto"];
+    if (k.IsSequence()) {
+      for (const auto& item : k)
+        job.kineto.push_back(resolve(scalar(item, "kineto", shown_name), base_dir));
+    } else {
+      job.kineto.push_back(resolve(scalar(k, "kineto", shown_name), base_dir));
+    }
+    if (job.kineto.empty())
+      throw UserError(shown_name, line_of(k), "`kineto` lists no file", "write `kineto: [rank0.json.gz, rank1.json.gz]`");
+  } else if (!workload["trace"]) {
     throw UserError(shown_name, line_of(workload), "`workload` names no trace and no model",
                     "write `workload: {trace: trace.pbtxt}`, or `workload: {model: {name: gpt3-1.3b}}`");
-  job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
+  } else {
+    job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
+  }
   }
 
   const YAML::Node comm = require_map(root, "communication", shown_name, false);

@@ -10,6 +10,7 @@
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
 #include "core/rank_folding.hpp"
+#include "workloads/kineto_reader.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -46,6 +47,12 @@ struct Simulation::Impl {
 };
 
 Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  if (!job.kineto.empty()) {
+    const workloads::KinetoImport k = workloads::read_kineto(job.kineto);
+    init(job.platform, workloads::build_workload(k.trace, job.kineto.front()), job.communication, job.slowdown,
+         job.comm_measured);
+    return;
+  }
   if (!job.training) {
     init(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown,
          job.comm_measured);

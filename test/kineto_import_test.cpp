@@ -93,6 +93,20 @@ TEST_CASE("the published DDP trace replays within 5% of its measured step") {
   CHECK(std::abs(nlohmann::json::parse(run.out)["error_vs_measured"].get<double>()) < 0.05);
 }
 
+TEST_CASE("a job can name Kineto files directly") {
+  TempDir dir;
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: [rank0.json], comm: measured}\n");
+  dir.file("rank0.json", kTrace);
+  const auto run = run_cli("run " + job + " --json -q");
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(nlohmann::json::parse(run.out)["iteration_time_ns"] == 260000);
+  const auto both = run_cli("run " + dir.file("both.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                          "workload: {kineto: [rank0.json], trace: t.pb}\n") + " -q");
+  CHECK(both.code == 2);
+  CHECK(both.err.find("both a trace and Kineto files") != std::string::npos);
+}
+
 TEST_CASE("bad Kineto input: a clear message and exit code 2") {
   TempDir dir;
   auto error = [&](const std::string& json, const std::string& extra = "") {
