@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -79,6 +80,29 @@ double number(sj::ondemand::value v) {
   return 0;
 }
 
+// The args of an event that matter here: the launch correlation, the stream, and NCCL's call.
+void read_args(sj::ondemand::object& args, GpuEvent& g) {
+  for (auto a : args) {
+    const std::string_view k = a.unescaped_key();
+    if (k == "correlation")
+      g.correlation = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "stream")
+      g.stream = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "Collective name")
+      g.collective = std::string(text(a.value()));
+    else if (k == "In msg nelems")
+      g.in_nelems = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "Out msg nelems")
+      g.out_nelems = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "dtype")
+      g.dtype = std::string(text(a.value()));
+    else if (k == "Process Group Name")
+      g.group_name = std::string(text(a.value()));
+    else if (k == "Process Group Ranks")
+      g.group_ranks = std::string(text(a.value()));
+  }
+}
+
 FileEvents parse(const std::string& path, double& bytes) {
   const std::string raw = read_file(path);
   bytes += static_cast<double>(raw.size());
@@ -121,27 +145,8 @@ FileEvents parse(const std::string& path, double& bytes) {
             tid = static_cast<std::int64_t>(number(v));
           } else if (k == "args") {
             sj::ondemand::object args;
-            if (f.value().get_object().get(args) != sj::SUCCESS)
-              continue;
-            for (auto a : args) {
-              const std::string_view ak = a.unescaped_key();
-              if (ak == "correlation")
-                g.correlation = static_cast<std::int64_t>(number(a.value()));
-              else if (ak == "stream")
-                g.stream = static_cast<std::int64_t>(number(a.value()));
-              else if (ak == "Collective name")
-                g.collective = std::string(text(a.value()));
-              else if (ak == "In msg nelems")
-                g.in_nelems = static_cast<std::int64_t>(number(a.value()));
-              else if (ak == "Out msg nelems")
-                g.out_nelems = static_cast<std::int64_t>(number(a.value()));
-              else if (ak == "dtype")
-                g.dtype = std::string(text(a.value()));
-              else if (ak == "Process Group Name")
-                g.group_name = std::string(text(a.value()));
-              else if (ak == "Process Group Ranks")
-                g.group_ranks = std::string(text(a.value()));
-            }
+            if (f.value().get_object().get(args) == sj::SUCCESS)
+              read_args(args, g);
           }
         }
         if (ph != "X")
@@ -169,13 +174,14 @@ FileEvents parse(const std::string& path, double& bytes) {
   return out;
 }
 
+std::string lowercase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+// From the `Collective name` arg, else from the kernel's name (ncclKernel_AllReduce_...).
 trace::CollectiveOp op_of(const std::string& collective, const std::string& kernel) {
-  std::string c = collective;
-  std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  if (c.empty())
-    c = kernel;
-  std::string lower = c;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const std::string lower = lowercase(collective.empty() ? kernel : collective);
   if (lower.find("allreduce") != std::string::npos || lower.find("all_reduce") != std::string::npos)
     return trace::ALL_REDUCE;
   if (lower.find("allgather") != std::string::npos || lower.find("all_gather") != std::string::npos)
@@ -212,8 +218,7 @@ std::pair<trace::DataType, double> dtype_of(const std::string& d) {
 trace::Category category_of(const GpuEvent& g) {
   if (g.memcpy)
     return trace::MEMCPY;
-  std::string n = g.name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const std::string n = lowercase(g.name);
   auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
   if (has("gemm") || has("cutlass") || has("matmul"))
     return trace::GEMM;
@@ -282,10 +287,9 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
     if (gpu.empty())
       throw UserError(path, 0, "no GPU kernel was launched inside " + chosen->name, "pick another step with --step");
     std::stable_sort(gpu.begin(), gpu.end(), [](const GpuEvent& a, const GpuEvent& b) { return a.start_ns < b.start_ns; });
-    std::int64_t first = gpu.front().start_ns, last = 0;
+    std::int64_t last = 0;
     for (const GpuEvent& g : gpu)
       last = std::max(last, g.start_ns + g.dur_ns);
-    (void)first;
     measured_ns = std::max(measured_ns, last - chosen->start_ns);  // from the step's start, as simulated
 
     trace::RankTemplate& tmpl = *t.add_templates();
@@ -324,9 +328,12 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
         host_task_of[i] = next_id++;
       }
     }
-    auto is_collective = [&](const GpuEvent& g) {
-      return g.name.rfind("nccl", 0) == 0 && op_of(g.collective, g.name) != trace::OP_UNSPECIFIED;
-    };
+    // NCCL kernels that are collectives (send / recv and unknown ones stay kernels), once each.
+    std::vector<trace::CollectiveOp> op(gpu.size(), trace::OP_UNSPECIFIED);
+    for (std::size_t i = 0; i < gpu.size(); ++i)
+      if (gpu[i].name.rfind("nccl", 0) == 0)
+        op[i] = op_of(gpu[i].collective, gpu[i].name);
+    auto is_collective = [&](std::size_t i) { return op[i] != trace::OP_UNSPECIFIED; };
     for (std::size_t i = 0; i < gpu.size(); ++i) {
       const GpuEvent& g = gpu[i];
       trace::Task& task = *tmpl.add_tasks();
@@ -348,19 +355,18 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
         const GpuEvent* before = &gpu[before_index];
         if (before->start_ns + before->dur_ns > g.start_ns)
           continue;
-        const bool waited = is_collective(g) ||
-                            (is_collective(*before) && g.start_ns - (before->start_ns + before->dur_ns) <= kWaitWindowNs);
+        const bool waited = is_collective(i) ||
+                            (is_collective(before_index) && g.start_ns - (before->start_ns + before->dur_ns) <= kWaitWindowNs);
         if (waited)
           task.add_deps(before_index + 1);
       }
-      if (is_collective(g)) {
-        const trace::CollectiveOp op = op_of(g.collective, g.name);
+      if (is_collective(i)) {
         const auto [dtype, size] = dtype_of(g.dtype);
-        const std::int64_t elements = op == trace::ALL_GATHER ? g.out_nelems : g.in_nelems;
+        const std::int64_t elements = op[i] == trace::ALL_GATHER ? g.out_nelems : g.in_nelems;
         const std::string slot = "pg" + (g.group_name.empty() ? std::string("0") : g.group_name);
         task.set_category(trace::COMMUNICATION);
         auto& c = *task.mutable_collective();
-        c.set_op(op);
+        c.set_op(op[i]);
         c.set_comm(slot);
         c.set_bytes(static_cast<std::uint64_t>(static_cast<double>(elements) * size));
         c.set_dtype(dtype);
