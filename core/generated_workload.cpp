@@ -17,22 +17,23 @@ std::string gigabytes(double bytes) {
   return buf;
 }
 
+std::string known_gpus() {
+  std::string list;
+  for (const auto& g : workloads::gpu_presets())
+    list += (list.empty() ? "" : ", ") + g.name;
+  return list;
+}
+
 workloads::GpuSpec gpu_of(const platforms::Cluster& cluster, const std::string& platform_name, const std::string& origin) {
   const std::string model(cluster.gpu_model(0));
   if (model.empty())
     throw UserError(platform_name, 0, "the platform does not say which GPU its hosts have, so kernels cannot be timed",
                     "add a `gpu` property (e.g. gpu=\"H100-SXM5-80GB\") to the GPU hosts or their zone; known GPUs: " +
-                        [] {
-                          std::string list;
-                          for (const auto& g : workloads::gpu_presets())
-                            list += (list.empty() ? "" : ", ") + g.name;
-                          return list;
-                        }());
+                        known_gpus());
   const auto gpu = workloads::gpu_preset(model);
   if (!gpu)
     throw UserError(origin, 0, "the platform's GPU `" + model + "` has no compute preset",
-                    "use a platform whose `gpu` property names one of: A100-SXM4-40GB, A100-SXM4-80GB, H100-SXM5-80GB, "
-                    "H800-SXM5-80GB, H200-SXM-141GB, B200-SXM-180GB, MI300X");
+                    "use a platform whose `gpu` property names one of: " + known_gpus());
   return *gpu;
 }
 

@@ -6,7 +6,6 @@
 #include "core/training_report.hpp"
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iostream>
