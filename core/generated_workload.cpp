@@ -24,12 +24,9 @@ std::string known_gpus() {
   return list;
 }
 
-workloads::GpuSpec gpu_of(const platforms::Cluster& cluster, const std::string& platform_name, const std::string& origin) {
+// The platform loader already refuses hosts without a `gpu` property: every GPU has a model.
+workloads::GpuSpec gpu_of(const platforms::Cluster& cluster, const std::string& origin) {
   const std::string model(cluster.gpu_model(0));
-  if (model.empty())
-    throw UserError(platform_name, 0, "the platform does not say which GPU its hosts have, so kernels cannot be timed",
-                    "add a `gpu` property (e.g. gpu=\"H100-SXM5-80GB\") to the GPU hosts or their zone; known GPUs: " +
-                        known_gpus());
   const auto gpu = workloads::gpu_preset(model);
   if (!gpu)
     throw UserError(origin, 0, "the platform's GPU `" + model + "` has no compute preset",
@@ -65,12 +62,12 @@ void check_memory_fits(const workloads::GeneratedJob& g, const std::string& orig
 } // namespace
 
 workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
-                                       const std::string& platform_name, const std::string& slowdown_model) {
+                                       const std::string& slowdown_model) {
   // Merged kernels must slow down alike: XGBoost predicts from each kernel's own duration (no
   // merging), the category model per category (merge within one).
   job.merge_kernels = job.merge_kernels && slowdown_model != "xgboost";
   job.merge_same_category_only = slowdown_model == "category";
-  const workloads::GpuSpec gpu = gpu_of(cluster, platform_name, job.origin);
+  const workloads::GpuSpec gpu = gpu_of(cluster, job.origin);
   workloads::check_training_job(job, cluster.gpu_count(), gpu);
   workloads::ProfileDb db;
   if (!job.profile_db.empty())

@@ -18,6 +18,6 @@ public:
 
 // `slowdown_model` says which kernels slow down alike under overlap, so may be merged.
 workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
-                                       const std::string& platform_name, const std::string& slowdown_model);
+                                       const std::string& slowdown_model);
 
 } // namespace echo::core

@@ -64,7 +64,7 @@ Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   impl_->engine = make_engine(hint);
   platforms::load_platform(*impl_->engine, job.platform);
   impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
-  init(job.platform, generated_workload(t, *impl_->cluster, job.platform.describe(), job.slowdown.model), job.communication, job.slowdown,
+  init(job.platform, generated_workload(t, *impl_->cluster, job.slowdown.model), job.communication, job.slowdown,
        job.comm_measured);
 }
 

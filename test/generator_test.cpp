@@ -418,6 +418,18 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
             .find("ep (3) does not divide experts (8)") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.trace=x.pb").find("belongs to a traced workload") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.order=tp-pp-tp").find("parallel.order") != std::string::npos);
+  // The platform's GPU must be one the compute model knows, and the platform must say which.
+  CHECK(run_error(kSmallJob, "--set platform.gpu=V100-SXM2-32GB").find("GPU `V100-SXM2-32GB` has no compute preset") !=
+        std::string::npos);
+  {
+    test::TempDir dir;
+    std::string xml = test::slurp(ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml");
+    for (std::size_t at; (at = xml.find("<prop id=\"gpu\" value=\"A100-SXM4-80GB\"/>")) != std::string::npos;)
+      xml.erase(at, std::string("<prop id=\"gpu\" value=\"A100-SXM4-80GB\"/>").size());
+    const std::string platform = dir.file("no_gpu.xml", xml);
+    const std::string job = "platform: {file: " + platform + "}\nworkload:\n  model: {name: gpt3-125m}\n";
+    CHECK(run_error(job).find("no host carries the property `gpu`") != std::string::npos);
+  }
   // A rank that does not fit names itself, its stage and what its memory is made of.
   const std::string big = run_error(kSmallJob, "--set workload.model.name=gpt3-175b --set workload.model.layers=16");
   CHECK(big.find("rank 0 (pipeline stage0) needs") != std::string::npos);
