@@ -105,6 +105,13 @@ TEST_CASE("a job can name Kineto files directly") {
                                                           "workload: {kineto: [rank0.json], trace: t.pb}\n") + " -q");
   CHECK(both.code == 2);
   CHECK(both.err.find("both a trace and Kineto files") != std::string::npos);
+  const auto replicated = run_cli("run " + dir.file("rep.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                              "workload: {kineto: [rank0.json], replicate: {dp: 4}}\n") + " -q");
+  CHECK(replicated.code == 2);
+  CHECK(replicated.err.find("`replicate` does not apply to Kineto files yet") != std::string::npos);
+  const auto empty = run_cli("run " + dir.file("empty.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: []}\n") + " -q");
+  CHECK(empty.code == 2);
+  CHECK(empty.err.find("`kineto` lists no file") != std::string::npos);
 }
 
 TEST_CASE("bad Kineto input: a clear message and exit code 2") {
