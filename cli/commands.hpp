@@ -20,6 +20,7 @@ Action add_slowdown_command(CLI::App& app);
 Action add_models_command(CLI::App& app);
 Action add_import_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
+Action add_trace_command(CLI::App& app);
 
 // The whole echo-des command line: parse, run the subcommand, map errors to exit codes (2 for
 // the user's mistakes, 1 for internal errors). A program that adds algorithms calls this with

@@ -13,7 +13,8 @@ int echo_des_main(int argc, char** argv, const collectives::AlgorithmSetup& setu
   app.require_subcommand(1);
   std::vector<Action> actions = {add_run_command(app, setup), add_platform_command(app), add_nccl_tests_command(app, setup),
                                  add_compare_command(app), add_slowdown_command(app),
-                                 add_models_command(app), add_import_command(app), add_sweep_command(app)};
+                                 add_models_command(app), add_import_command(app), add_sweep_command(app),
+                                 add_trace_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

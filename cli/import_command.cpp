@@ -1,11 +1,11 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/trace_file.hpp"
 #include "workloads/echo_tracer_reader.hpp"
 #include "workloads/kineto_reader.hpp"
 #include "workloads/ncu_report.hpp"
 #include "workloads/trace_reader.hpp"
-
-#include <google/protobuf/text_format.h>
+#include "workloads/traced_job.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -14,29 +14,6 @@
 #include <memory>
 
 namespace echo::cli {
-
-namespace {
-
-// Binary protobuf, or text format for a .pbtxt name; written whole or not at all.
-void write_trace(const trace::Trace& t, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    bool ok = static_cast<bool>(out);
-    if (ok && path.ends_with(".pbtxt")) {
-      std::string text;
-      ok = google::protobuf::TextFormat::PrintToString(t, &text);
-      out << text;
-    } else if (ok) {
-      ok = t.SerializeToOstream(&out);
-    }
-    if (!ok || !out.flush())
-      throw UserError(path, 0, "cannot write the trace", "check that the folder exists and is writable");
-  }
-  std::rename(tmp.c_str(), path.c_str());
-}
-
-} // namespace
 
 Action add_import_command(CLI::App& app) {
   auto folder = std::make_shared<std::string>();
@@ -70,7 +47,14 @@ Action add_import_command(CLI::App& app) {
   kineto->add_option("files", *kineto_files, "Kineto JSON traces (.json or .json.gz), one per rank")->required();
   kineto->add_option("-o,--output", *kineto_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
   kineto->add_option("--step", *kineto_step, "The ProfilerStep#N to import (default: the last one)");
-  return [cmd, echo, ncu, kineto, folder, config, out, report, into, ncu_out, kineto_files, kineto_out, kineto_step]() -> int {
+  CLI::App* traced = cmd->add_subcommand("tracer", "Merge the per-process files of the echo-des CUPTI tracer into one trace");
+  traced->footer("Example:\n  echo-des import tracer traced/ -o job.pb   (what `echo-des trace` does after the command ends)");
+  auto traced_dir = std::make_shared<std::string>();
+  auto traced_out = std::make_shared<std::string>("trace.pb");
+  traced->add_option("folder", *traced_dir, "The folder holding <host>.<pid>.trace.pb files (several nodes' folders may be copied into one)")
+      ->required();
+  traced->add_option("-o,--output", *traced_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
+  return [cmd, echo, ncu, kineto, traced, traced_dir, traced_out, folder, config, out, report, into, ncu_out, kineto_files, kineto_out, kineto_step]() -> int {
     if (!cmd->parsed())
       return -1;
     if (kineto->parsed()) {
@@ -85,6 +69,15 @@ Action add_import_command(CLI::App& app) {
                 << k.collectives << " collectives from " << kineto_files->size() << " file(s) ("
                 << static_cast<long long>(k.bytes_parsed / 1e6) << " MB of JSON, " << speed << "), measured iteration "
                 << static_cast<double>(k.trace.measured_iteration_ns()) / 1e6 << " ms -> " << *kineto_out << "\n";
+      return 0;
+    }
+    if (traced->parsed()) {
+      const trace::Trace job = workloads::read_traced_job(*traced_dir);
+      const workloads::Workload w = workloads::build_workload(job, *traced_out);
+      write_trace(job, *traced_out);
+      std::cout << "merged " << w.rank_count() << " traced process(es), " << job.communicators_size() << " communicators"
+                << (job.dropped_records() > 0 ? ", " + std::to_string(job.dropped_records()) + " records dropped" : std::string())
+                << " -> " << *traced_out << "\n";
       return 0;
     }
     if (ncu->parsed()) {

@@ -1,5 +1,7 @@
 #include "core/call_matcher.hpp"
 
+#include "core/cooperative_wait.hpp"
+
 #include "base/user_error.hpp"
 #include "core/collective_timing.hpp"
 #include "core/rank_runtime.hpp"
@@ -150,16 +152,18 @@ void CallMatcher::run_as_flows(Call& call, std::uint32_t step, double start_s, d
 }
 
 void CallMatcher::run_step_clock() {
-  std::unique_lock lock(*mutex_);
+  // Locked for good: this daemon only gives the mutex up while it waits, and is killed at the
+  // end of the run (cooperative_wait.hpp says why no std::unique_lock).
+  mutex_->lock();
   std::vector<std::uint32_t> finished;
   for (;;) {
     if (held_.empty()) {
-      clock_wakeup_->wait(lock);
+      clock_wakeup_->wait(mutex_);
       continue;
     }
     const double now = sg4::Engine::get_clock();
     if (held_.top().start_s > now) {
-      clock_wakeup_->wait_until(lock, held_.top().start_s);
+      wait_locked_until(*clock_wakeup_, mutex_, held_.top().start_s);
       continue;
     }
     const Held h = held_.top();
@@ -203,13 +207,23 @@ const CallMatcher::Planned& CallMatcher::schedule_for(std::uint32_t comm, const 
   return slot;
 }
 
+// The signal a new call's members wait on. Creating it is a simcall, during which other actors
+// run, so it is made before the call is entered in the table: from then on, until the entry is
+// filled in, nothing may yield (a later arrival would find it half made).
+sg4::ConditionVariablePtr CallMatcher::first_arrival_signal(const CallTable& table, const Key& key) {
+  return table.count(key) ? nullptr : sg4::ConditionVariable::create();
+}
+
 CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
                                                 std::uint64_t seq) {
-  auto [it, fresh] = collectives_.try_emplace(Key{comm, 0, seq});
+  const Key key{comm, 0, seq};
+  sg4::ConditionVariablePtr finished = first_arrival_signal(collectives_, key);
+  auto [it, fresh] = collectives_.try_emplace(key);
   Call& call = it->second;
   const std::string where = "communicator '" + workload_.communicators[comm].name + "', call #" + std::to_string(seq);
   if (fresh) {
     const Planned& planned = schedule_for(comm, task);
+    call.finished = std::move(finished);
     call.comm = comm;
     start(call, planned);
     call.choice = &planned.choice;
@@ -217,7 +231,6 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
     call.first_rank = rank;
     call.ranks = workload_.communicators[comm].ranks;
     call.where = where;
-    call.finished = sg4::ConditionVariable::create();
   } else if (!same_call(*call.first_task, task)) {
     throw UserError(workload_.source, 0,
                     "members of one collective disagree on " + where + ": " + call_summary(call.first_rank, *call.first_task) +
@@ -229,7 +242,9 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
 
 CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src,
                                               std::uint32_t dst, std::uint64_t seq) {
-  auto [it, fresh] = transfers_.try_emplace(Key{src, dst, seq});
+  const Key key{src, dst, seq};
+  sg4::ConditionVariablePtr finished = first_arrival_signal(transfers_, key);
+  auto [it, fresh] = transfers_.try_emplace(key);
   Call& call = it->second;
   const std::string where = "send/recv from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
                             ", transfer #" + std::to_string(RankRuntime::transfer_number(seq));
@@ -241,12 +256,12 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     Planned planned;
     planned.schedule = std::make_shared<const collectives::Schedule>(time_call(model_, cc, fidelity_).schedule);
     planned.links = links_of(*planned.schedule, cc.gpus);
+    call.finished = std::move(finished);
     start(call, planned);
     call.first_task = &task;
     call.first_rank = rank;
     call.ranks = {src, dst};
     call.where = where;
-    call.finished = sg4::ConditionVariable::create();
   } else if (call.first_task->bytes != task.bytes) {
     throw UserError(workload_.source, 0,
                     "the two sides of a " + where + " disagree on the size: " +
@@ -262,11 +277,8 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
   steps_timed_ += call.run->arrive(member, sg4::Engine::get_clock(), finished_scratch_);
   if (std::any_of(finished_scratch_.begin(), finished_scratch_.end(), [&](std::uint32_t m) { return m != member; }))
     call.finished->notify_all();
-  if (!call.run->finish_known(member)) {
-    std::unique_lock lock(*mutex_);
-    while (!call.run->finish_known(member))
-      call.finished->wait(lock);
-  }
+  if (!call.run->finish_known(member))
+    wait_until_done(*call.finished, mutex_, [&] { return call.run->finish_known(member); });
   const double finish_s = call.run->finish_s(member);
   if (++call.consumed == call.run->schedule().members()) {
     ++calls_completed_;
@@ -290,6 +302,10 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
 
 double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
                                      std::uint64_t seq) {
+  // NCCL on a communicator of one rank at most copies within the GPU: nothing crosses a link
+  // (traced programs do this, e.g. after ncclCommSplit).
+  if (workload_.communicators[comm].ranks.size() == 1)
+    return sg4::Engine::get_clock();
   const auto it = open_collective(rank, task, comm, seq);
   if (task.slot == folded_slot_ && !representative_.empty()) {
     Call& call = it->second;

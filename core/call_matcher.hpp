@@ -105,6 +105,7 @@ private:
   using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;
 
   using CallTable = std::map<Key, Call>;
+  static simgrid::s4u::ConditionVariablePtr first_arrival_signal(const CallTable& table, const Key& key);
   CallTable::iterator open_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
                                       std::uint64_t seq);
   CallTable::iterator open_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src, std::uint32_t dst,

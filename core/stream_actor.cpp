@@ -1,5 +1,7 @@
 #include "core/stream_actor.hpp"
 
+#include "core/cooperative_wait.hpp"
+
 #include "core/trace_names.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -21,9 +23,7 @@ void StreamActor::wait_for_dependencies(RankRuntime& rt, const ProgramTask& task
     if (rt.done(need.stream) > need.position)
       continue;
     rt.wait_on(stream_, need);
-    std::unique_lock lock(*state_->mutex);
-    while (rt.done(need.stream) <= need.position)
-      rt.dependency_signal(stream_).wait(lock);
+    wait_until_done(rt.dependency_signal(stream_), state_->mutex, [&] { return rt.done(need.stream) > need.position; });
     rt.stop_waiting(stream_);
   }
 }
@@ -96,10 +96,7 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
     const double rate = rt.comm_active() ? 1.0 / (1.0 + s) : 1.0;
     const double until = t + remaining_s / rate;
     ++rt.overlap_waiters;
-    {
-      std::unique_lock lock(*state_->mutex);
-      rt.overlap_signal().wait_until(lock, until);
-    }
+    wait_until_time(rt.overlap_signal(), state_->mutex, until);
     --rt.overlap_waiters;
     const double now = sg4::Engine::get_clock();
     remaining_s = now >= until ? 0.0 : remaining_s - (now - t) * rate;

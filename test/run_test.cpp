@@ -209,6 +209,42 @@ TEST_CASE("bad input: collective members that disagree") {
   CHECK(op.find("all_gather of 64 bytes") != std::string::npos);
 }
 
+TEST_CASE("an error that stops the run while other streams were just woken is a clean exit 2, not an abort") {
+  // Each rank's recv ends at the same instant on both ranks; rank 1 then reaches an AllReduce no
+  // allowed algorithm can run and stops the run while rank 0's first stream is being woken. SimGrid
+  // unwinds the killed waiter; core/cooperative_wait.hpp keeps that from aborting the process.
+  TempDir dir;
+  const std::string rank = R"(streams: "s" streams: "t"
+    tasks { id: 2 name: "send" send { comm: "world" peer: PEER bytes: 8192 } }
+    tasks { id: 3 stream: 1 name: "recv" recv { comm: "world" peer: PEER bytes: 8192 } }
+    tasks { id: 4 deps: 3 name: "joined" compute { duration_ns: 0 } }
+    tasks { id: 5 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 64 } })";
+  auto of = [&](const char* peer) {
+    std::string r = rank;
+    for (std::size_t at; (at = r.find("PEER")) != std::string::npos;)
+      r.replace(at, 4, peer);
+    return r;
+  };
+  const std::string trace = dir.file("t.pbtxt", "templates { name: \"r0\" " + of("1") + " }\ntemplates { name: \"r1\" " + of("0") +
+                                                    " }\nranks { first: 0 template_name: \"r0\" }\nranks { first: 1 template_name: \"r1\" }\n");
+  const std::string job = dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace +
+                                                   "}\ncommunication: {algo: nvls}\n");
+  CHECK(failure_of("'" + job + "'").find("no allowed algorithm and protocol can run all_reduce") != std::string::npos);
+}
+
+TEST_CASE("a collective on a communicator of one rank takes no time (NCCL copies within the GPU at most)") {
+  TempDir dir;
+  const std::string trace = dir.file("t.pbtxt", R"(templates { name: "r" streams: "s"
+      tasks { id: 1 name: "k" compute { duration_ns: 1000 } }
+      tasks { id: 2 name: "ar" collective { op: ALL_REDUCE comm: "solo" bytes: 1048576 } }
+      tasks { id: 3 name: "k2" compute { duration_ns: 1000 } } }
+    communicators { name: "solo0" slot: "solo" ranks: 0 }
+    communicators { name: "solo1" slot: "solo" ranks: 1 }
+    ranks { first: 0 count: 2 template_name: "r" })");
+  const auto j = run_json("'" + dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace + "}\n") + "'");
+  CHECK(j["iteration_time_ns"] == 2000);
+}
+
 TEST_CASE("bad input: a deadlock names the call, who arrived and who never did") {
   TempDir dir;
   const std::string e = failure_of(

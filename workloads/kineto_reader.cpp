@@ -1,5 +1,7 @@
 #include "workloads/kineto_reader.hpp"
 
+#include "workloads/kernel_category.hpp"
+
 #include "base/user_error.hpp"
 
 #include <simdjson.h>
@@ -174,11 +176,6 @@ FileEvents parse(const std::string& path, double& bytes) {
   return out;
 }
 
-std::string lowercase(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
-
 // From the `Collective name` arg, else from the kernel's name (ncclKernel_AllReduce_...).
 trace::CollectiveOp op_of(const std::string& collective, const std::string& kernel) {
   const std::string lower = lowercase(collective.empty() ? kernel : collective);
@@ -215,25 +212,7 @@ std::pair<trace::DataType, double> dtype_of(const std::string& d) {
   return {trace::FLOAT32, 4};
 }
 
-trace::Category category_of(const GpuEvent& g) {
-  if (g.memcpy)
-    return trace::MEMCPY;
-  const std::string n = lowercase(g.name);
-  auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-  if (has("gemm") || has("cutlass") || has("matmul"))
-    return trace::GEMM;
-  if (has("flash") || has("fmha") || has("attention"))
-    return trace::ATTENTION;
-  if (has("norm"))
-    return trace::NORMALIZATION;
-  if (has("adam") || has("multi_tensor") || has("optimizer"))
-    return trace::OPTIMIZER;
-  if (has("reduce") || has("softmax"))
-    return trace::REDUCTION;
-  if (has("elementwise") || has("vectorized"))
-    return trace::ELEMENTWISE;
-  return trace::OTHER;
-}
+trace::Category category_of(const GpuEvent& g) { return g.memcpy ? trace::MEMCPY : kernel_category(g.name); }
 
 std::vector<std::uint32_t> ranks_of(const std::string& list) {
   std::vector<std::uint32_t> out;

@@ -1,6 +1,7 @@
 #include "workloads/trace_reader.hpp"
 
 #include "workloads/replicate.hpp"
+#include "workloads/traced_job.hpp"
 
 #include "base/user_error.hpp"
 
@@ -9,6 +10,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -205,6 +207,11 @@ trace::Trace read_trace_message(const std::string& path) {
 }
 
 Workload read_trace(const std::string& path, std::uint32_t replicate) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    const trace::Trace job = read_traced_job(path);
+    return build_workload(replicate > 0 ? replicate_dp(job, replicate, path) : job, path);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw UserError(path, 0, "cannot read the trace file", "check the path (relative paths in a job file are relative to the job file)");
@@ -217,6 +224,8 @@ Workload read_trace(const std::string& path, std::uint32_t replicate) {
     if (!t.ParseFromString(bytes))
       throw UserError(path, 0, "not a valid binary echo-des trace (protobuf echo.trace.Trace)",
                       "write traces with `echo-des import`, or name a text-format trace *.pbtxt");
+    if (t.has_process())  // one process's file from the tracer: a job of one process
+      t = merge_process_traces({{path, t}});
     return build_workload(replicate > 0 ? replicate_dp(t, replicate, path) : t, path);
   }
 

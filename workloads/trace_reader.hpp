@@ -9,6 +9,7 @@
 
 namespace echo::workloads {
 
+// `path` may also be a folder of the CUPTI tracer's per-process files (traced_job.hpp).
 // `replicate_dp` > 0: the trace is one data-parallel replica, grown to that width
 // (replicate.hpp) before it is checked.
 Workload read_trace(const std::string& path, std::uint32_t replicate_dp = 0);

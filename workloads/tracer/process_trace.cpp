@@ -1,0 +1,415 @@
+#include "workloads/tracer/process_trace.hpp"
+
+#include "workloads/kernel_category.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace echo::workloads::tracer {
+
+namespace {
+
+constexpr std::uint64_t kNoTask = 0;
+
+struct Window {
+  std::uint64_t start_ns = 0, end_ns = ~std::uint64_t{0};
+  bool contains(std::uint64_t t) const { return t >= start_ns && t < end_ns; }
+};
+
+// The last complete cudaProfilerStart / Stop range (an unfinished last one runs to the end).
+std::optional<Window> capture_window(const ActivityLog& log) {
+  if (log.captures.empty())
+    return std::nullopt;
+  const CaptureRange& c = log.captures.back();
+  return Window{c.start_ns, c.end_ns > c.start_ns ? c.end_ns : ~std::uint64_t{0}};
+}
+
+trace::CollectiveOp collective_op(NcclOp op) {
+  switch (op) {
+  case NcclOp::all_reduce: return trace::ALL_REDUCE;
+  case NcclOp::all_gather: return trace::ALL_GATHER;
+  case NcclOp::reduce_scatter: return trace::REDUCE_SCATTER;
+  case NcclOp::broadcast: return trace::BROADCAST;
+  case NcclOp::reduce: return trace::REDUCE;
+  case NcclOp::all_to_all: return trace::ALL_TO_ALL;
+  case NcclOp::send:
+  case NcclOp::recv: break;
+  }
+  return trace::OP_UNSPECIFIED;
+}
+
+const char* op_name(NcclOp op) {
+  static const char* const names[] = {"ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast",
+                                      "ncclReduce",    "ncclAlltoAll",  "ncclSend",      "ncclRecv"};
+  return names[static_cast<int>(op)];
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+class Builder {
+public:
+  Builder(const ActivityLog& log, ProcessTraceStats& stats) : log_(log), stats_(stats) {}
+
+  trace::Trace build() {
+    select_window();
+    index_comms();
+    trace::Trace t;
+    t.set_name("cupti");
+    tmpl_ = t.add_templates();
+    tmpl_->set_name(log_.launcher_rank >= 0 ? "rank" + std::to_string(log_.launcher_rank) : "pid" + std::to_string(log_.pid));
+    emit_gpu_work();
+    emit_calls_without_kernel();
+    add_stream_waits();
+    emit_host_threads();
+    t.set_measured_iteration_ns(measured_span());
+    t.set_dropped_records(log_.dropped_records);
+    trace::TracedProcess& p = *t.mutable_process();
+    p.set_pid(log_.pid);
+    p.set_launcher_rank(log_.launcher_rank);
+    p.set_host(log_.host);
+    for (const CommInit& c : log_.comms) {
+      trace::CommMembership& m = *p.add_comms();
+      m.set_id(c.id);
+      m.set_rank(c.rank);
+      m.set_size(c.size);
+    }
+    return t;
+  }
+
+private:
+  // A GPU activity kept in the window, with the tasks it became.
+  struct Work {
+    const GpuActivity* activity;
+    std::uint64_t launch_ns;
+    std::uint32_t thread;
+    bool has_launch;
+    std::uint64_t first_task = kNoTask, last_task = kNoTask;
+  };
+
+  void select_window() {
+    const auto window = capture_window(log_);
+    for (const ApiCall& a : log_.api)
+      if (!window || window->contains(a.start_ns))
+        api_[a.correlation] = &a;
+    for (const GpuActivity& g : log_.gpu) {
+      const auto it = api_.find(g.correlation);
+      if (it == api_.end() && window && !window->contains(g.start_ns))
+        continue;
+      if (it == api_.end() && window && !log_.api.empty())
+        continue;  // launched by a call outside the window
+      work_.push_back({&g, it != api_.end() ? it->second->start_ns : g.start_ns, it != api_.end() ? it->second->thread : 0,
+                       it != api_.end(), kNoTask, kNoTask});
+    }
+    // Launch order is correlation order: CUPTI numbers the API calls as they are made.
+    std::stable_sort(work_.begin(), work_.end(),
+                     [](const Work& a, const Work& b) { return a.activity->correlation < b.activity->correlation; });
+    origin_ns_ = window ? window->start_ns : ~std::uint64_t{0};
+    if (!window) {
+      for (const Work& w : work_)
+        origin_ns_ = std::min(origin_ns_, std::min(w.launch_ns, w.activity->start_ns));
+      if (origin_ns_ == ~std::uint64_t{0})
+        origin_ns_ = 0;
+    }
+    for (const ExternalCorrelation& e : log_.external)
+      launch_of_correlation_[e.correlation] = e.external;
+    for (std::size_t i = 0; i < log_.nccl.size(); ++i)
+      calls_of_launch_[log_.nccl[i].launch].push_back(i);
+    for (const EventRecord& r : log_.event_records)
+      records_of_event_[r.event].push_back(&r);
+    for (auto& [event, list] : records_of_event_)
+      std::stable_sort(list.begin(), list.end(), [](const EventRecord* a, const EventRecord* b) { return a->correlation < b->correlation; });
+  }
+
+  void index_comms() {
+    for (const CommInit& c : log_.comms)
+      slot_of_comm_[c.comm] = c.id;
+  }
+
+  std::string slot_of(std::uint64_t comm) const {
+    const auto it = slot_of_comm_.find(comm);
+    return it != slot_of_comm_.end() ? it->second : "nccl-comm-" + hex(comm);
+  }
+
+  std::uint32_t stream_index(const std::string& name) {
+    const auto [it, added] = stream_of_name_.emplace(name, static_cast<std::uint32_t>(tmpl_->streams_size()));
+    if (added)
+      tmpl_->add_streams(name);
+    return it->second;
+  }
+
+  trace::Task& add_task(std::uint32_t stream, const std::string& name, trace::Category category) {
+    trace::Task& t = *tmpl_->add_tasks();
+    t.set_id(next_id_++);
+    t.set_stream(stream);
+    t.set_name(name);
+    t.set_category(category);
+    task_of_id_.push_back(&t);
+    last_on_stream_[stream] = t.id();
+    return t;
+  }
+
+  std::uint64_t add_nccl_task(const NcclCall& call, std::uint32_t stream, std::uint64_t measured_ns) {
+    trace::Task& t = add_task(stream, op_name(call.op), trace::COMMUNICATION);
+    const std::uint64_t bytes = call.count * call.dtype_bytes;
+    if (call.op == NcclOp::send || call.op == NcclOp::recv) {
+      trace::PeerTransfer& p = call.op == NcclOp::send ? *t.mutable_send() : *t.mutable_recv();
+      p.set_comm(slot_of(call.comm));
+      p.set_peer(call.peer);
+      p.set_bytes(bytes);
+      p.set_dtype(static_cast<trace::DataType>(call.dtype));
+      return t.id();
+    }
+    trace::Collective& c = *t.mutable_collective();
+    c.set_op(collective_op(call.op));
+    c.set_comm(slot_of(call.comm));
+    // trace.proto counts AllGather by its output, ReduceScatter by its input and AllToAll by the
+    // whole send buffer: each is the per-rank count NCCL takes times the communicator size.
+    const bool per_rank = call.op == NcclOp::all_gather || call.op == NcclOp::reduce_scatter || call.op == NcclOp::all_to_all;
+    c.set_bytes(per_rank ? bytes * comm_size(call.comm) : bytes);
+    c.set_dtype(static_cast<trace::DataType>(call.dtype));
+    c.set_root(call.root);
+    c.set_measured_duration_ns(measured_ns);
+    return t.id();
+  }
+
+  std::uint64_t comm_size(std::uint64_t comm) const {
+    for (const CommInit& c : log_.comms)
+      if (c.comm == comm)
+        return c.size;
+    return 1;
+  }
+
+  void emit_gpu_work() {
+    for (Work& w : work_) {
+      const GpuActivity& g = *w.activity;
+      const std::string& name = g.name < log_.names.size() ? log_.names[g.name] : std::string("kernel");
+      const std::uint32_t stream = stream_index("stream " + std::to_string(g.stream));
+      const std::uint64_t duration = g.end_ns > g.start_ns ? g.end_ns - g.start_ns : 0;
+      w.first_task = next_id_;
+      const std::vector<std::size_t>* calls = nccl_calls_of(g);
+      if (calls != nullptr) {
+        emit_calls(*calls, stream, "stream " + std::to_string(g.stream), duration);
+        kernel_launches_.insert(launch_of_correlation_.at(g.correlation));
+      } else {
+        const trace::Category category = g.kind == GpuActivityKind::kernel ? kernel_category(name) : trace::MEMCPY;
+        add_task(stream, name, category).mutable_compute()->set_duration_ns(duration);
+        ++stats_.kernels;
+        if (g.kind == GpuActivityKind::kernel && lowercase(name).rfind("nccl", 0) == 0)
+          ++stats_.nccl_kernels_without_call;
+      }
+      w.last_task = next_id_ - 1;
+      on_stream_[g.stream].push_back(&w);
+    }
+  }
+
+  // The calls one NCCL launch ran, on `stream`, sharing the kernel's `duration` by bytes. NCCL
+  // runs a group's receives alongside its sends: they go on a stream of their own that starts
+  // with the group, and a step at the group's end joins them.
+  void emit_calls(const std::vector<std::size_t>& calls, std::uint32_t stream, const std::string& stream_name, std::uint64_t duration) {
+    std::uint64_t group_bytes = 0;
+    for (std::size_t i : calls)
+      group_bytes += log_.nccl[i].count * log_.nccl[i].dtype_bytes;
+    const auto last = last_on_stream_.find(stream);
+    const std::uint64_t before_group = last != last_on_stream_.end() ? last->second : kNoTask;
+    std::vector<std::uint64_t> receives;
+    for (std::size_t i : calls) {
+      const NcclCall& call = log_.nccl[i];
+      const double share = group_bytes > 0 ? static_cast<double>(call.count * call.dtype_bytes) / static_cast<double>(group_bytes)
+                                           : 1.0 / static_cast<double>(calls.size());
+      const bool receive = call.op == NcclOp::recv && calls.size() > 1;
+      const std::uint32_t on = receive ? stream_index(stream_name + " grouped recv") : stream;
+      const std::uint64_t id = add_nccl_task(call, on, static_cast<std::uint64_t>(static_cast<double>(duration) * share));
+      if (receive) {
+        add_dep(id, before_group);
+        receives.push_back(id);
+      }
+      ++stats_.nccl_calls;
+    }
+    if (receives.empty())
+      return;
+    trace::Task& end = add_task(stream, "ncclGroupEnd", trace::OTHER);
+    end.mutable_compute()->set_duration_ns(0);
+    for (std::uint64_t r : receives)
+      add_dep(end.id(), r);
+  }
+
+  const std::vector<std::size_t>* nccl_calls_of(const GpuActivity& g) const {
+    if (g.kind != GpuActivityKind::kernel)
+      return nullptr;
+    const auto launch = launch_of_correlation_.find(g.correlation);
+    if (launch == launch_of_correlation_.end())
+      return nullptr;
+    const auto calls = calls_of_launch_.find(launch->second);
+    return calls != calls_of_launch_.end() ? &calls->second : nullptr;
+  }
+
+  // Without CUPTI (or with its records dropped) an NCCL call is still known from the interposer.
+  void emit_calls_without_kernel() {
+    for (const auto& [launch, calls] : calls_of_launch_) {
+      // With a capture window the call's time is unknown, so a call whose kernel fell outside the
+      // window is not this iteration's (and without CUPTI there is no window).
+      if (kernel_launches_.count(launch) || capture_window(log_))
+        continue;
+      const std::string name = "nccl stream " + hex(log_.nccl[calls.front()].stream);
+      emit_calls(calls, stream_index(name), name, 0);
+      stats_.nccl_calls_without_kernel += calls.size();
+    }
+  }
+
+  // The last work launched on `stream` before the call with correlation `before`.
+  const Work* last_before(std::uint32_t stream, std::uint32_t before) const {
+    const auto it = on_stream_.find(stream);
+    if (it == on_stream_.end())
+      return nullptr;
+    const auto& list = it->second;
+    const auto at = std::lower_bound(list.begin(), list.end(), before,
+                                     [](const Work* w, std::uint32_t c) { return w->activity->correlation < c; });
+    return at == list.begin() ? nullptr : *(at - 1);
+  }
+
+  const Work* first_after(std::uint32_t stream, std::uint32_t after) const {
+    const auto it = on_stream_.find(stream);
+    if (it == on_stream_.end())
+      return nullptr;
+    const auto& list = it->second;
+    const auto at = std::upper_bound(list.begin(), list.end(), after,
+                                     [](std::uint32_t c, const Work* w) { return c < w->activity->correlation; });
+    return at == list.end() ? nullptr : *at;
+  }
+
+  // What an event stood for when `at` happened: the work before its latest record before `at`.
+  const Work* event_target(std::uint32_t event, std::uint32_t at) const {
+    const auto it = records_of_event_.find(event);
+    if (it == records_of_event_.end())
+      return nullptr;
+    const auto& list = it->second;  // in correlation order
+    const auto after = std::lower_bound(list.begin(), list.end(), at,
+                                        [](const EventRecord* r, std::uint32_t c) { return r->correlation < c; });
+    if (after == list.begin())
+      return nullptr;
+    const EventRecord* latest = *(after - 1);
+    return last_before(latest->stream, latest->correlation);
+  }
+
+  void add_dep(std::uint64_t task, std::uint64_t on) {
+    if (task != kNoTask && on != kNoTask && task != on)
+      task_of_id_[task - 1]->add_deps(on);
+  }
+
+  // Every task `work` became waits for `on` (a group's receives run on a stream of their own).
+  void gate(const Work& work, std::uint64_t on) {
+    for (std::uint64_t t = work.first_task; t != kNoTask && t <= work.last_task; ++t)
+      add_dep(t, on);
+  }
+
+  void add_stream_waits() {
+    for (const Synchronization& s : log_.syncs) {
+      if (s.kind != SyncKind::stream_wait_event)
+        continue;
+      const Work* target = event_target(s.event, s.correlation);
+      const Work* next = first_after(s.stream, s.correlation);
+      if (target != nullptr && next != nullptr)
+        gate(*next, target->last_task);
+    }
+  }
+
+  // What a host-side wait waited for.
+  std::vector<const Work*> awaited(const Synchronization& s) const {
+    std::vector<const Work*> out;
+    if (s.kind == SyncKind::event_synchronize) {
+      if (const Work* w = event_target(s.event, s.correlation))
+        out.push_back(w);
+    } else if (s.kind == SyncKind::stream_synchronize) {
+      if (const Work* w = last_before(s.stream, s.correlation))
+        out.push_back(w);
+    } else if (s.kind == SyncKind::context_synchronize) {
+      for (const auto& [stream, list] : on_stream_)
+        if (const Work* w = last_before(stream, s.correlation))
+          out.push_back(w);
+    }
+    return out;
+  }
+
+  void emit_host_threads() {
+    // Per thread, in time order: the launches of kept work and the host-side waits.
+    struct HostStep {
+      std::uint64_t start_ns, end_ns;
+      Work* launch;
+      const Synchronization* sync;
+    };
+    std::map<std::uint32_t, std::vector<HostStep>> steps;
+    for (Work& w : work_)
+      if (w.has_launch)
+        steps[w.thread].push_back({w.launch_ns, w.launch_ns, &w, nullptr});
+    for (const Synchronization& s : log_.syncs) {
+      if (s.kind == SyncKind::stream_wait_event)
+        continue;
+      const auto call = api_.find(s.correlation);
+      if (call != api_.end())
+        steps[call->second->thread].push_back({s.start_ns, s.end_ns, nullptr, &s});
+    }
+    for (auto& [thread, list] : steps) {
+      std::stable_sort(list.begin(), list.end(), [](const HostStep& a, const HostStep& b) { return a.start_ns < b.start_ns; });
+      const std::uint32_t stream = stream_index("host thread " + std::to_string(thread));
+      std::uint64_t previous = origin_ns_;
+      for (const HostStep& step : list) {
+        const std::uint64_t gap = step.start_ns > previous ? step.start_ns - previous : 0;
+        if (step.launch != nullptr) {
+          const std::string& name = log_.names[step.launch->activity->name];
+          trace::Task& h = add_task(stream, "host until launch of " + name.substr(0, 60), trace::HOST);
+          h.mutable_compute()->set_duration_ns(gap);
+          gate(*step.launch, h.id());
+          previous = std::max(previous, step.start_ns);
+        } else {
+          add_task(stream, "host until synchronize", trace::HOST).mutable_compute()->set_duration_ns(gap);
+          trace::Task& wait = add_task(stream, "host synchronize", trace::HOST);
+          wait.mutable_compute()->set_duration_ns(0);
+          for (const Work* w : awaited(*step.sync))
+            add_dep(wait.id(), w->last_task);
+          previous = std::max(previous, step.end_ns);
+        }
+      }
+    }
+  }
+
+  std::uint64_t measured_span() const {
+    std::uint64_t last = origin_ns_;
+    for (const Work& w : work_)
+      last = std::max(last, w.activity->end_ns);
+    return last - origin_ns_;
+  }
+
+  const ActivityLog& log_;
+  ProcessTraceStats& stats_;
+  trace::RankTemplate* tmpl_ = nullptr;
+  std::unordered_map<std::uint32_t, const ApiCall*> api_;
+  std::vector<Work> work_;
+  std::uint64_t origin_ns_ = 0;
+  std::unordered_map<std::uint32_t, std::uint64_t> launch_of_correlation_;
+  std::map<std::uint64_t, std::vector<std::size_t>> calls_of_launch_;
+  std::unordered_map<std::uint32_t, std::vector<const EventRecord*>> records_of_event_;
+  std::set<std::uint64_t> kernel_launches_;
+  std::map<std::uint64_t, std::string> slot_of_comm_;
+  std::map<std::string, std::uint32_t> stream_of_name_;
+  std::map<std::uint32_t, std::vector<Work*>> on_stream_;
+  std::vector<trace::Task*> task_of_id_;
+  std::map<std::uint32_t, std::uint64_t> last_on_stream_;
+  std::uint64_t next_id_ = 1;
+};
+
+} // namespace
+
+trace::Trace process_trace(const ActivityLog& log, ProcessTraceStats* stats) {
+  ProcessTraceStats local;
+  return Builder(log, stats != nullptr ? *stats : local).build();
+}
+
+} // namespace echo::workloads::tracer
