@@ -1,6 +1,7 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/trace_file.hpp"
+#include "workloads/chakra_reader.hpp"
 #include "workloads/echo_tracer_reader.hpp"
 #include "workloads/kineto_reader.hpp"
 #include "workloads/ncu_report.hpp"
@@ -47,6 +48,13 @@ Action add_import_command(CLI::App& app) {
   kineto->add_option("files", *kineto_files, "Kineto JSON traces (.json or .json.gz), one per rank")->required();
   kineto->add_option("-o,--output", *kineto_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
   kineto->add_option("--step", *kineto_step, "The ProfilerStep#N to import (default: the last one)");
+  CLI::App* chakra = cmd->add_subcommand("chakra", "Import MLCommons Chakra execution traces (schema 0.0.4 / 1.0), one file per rank");
+  chakra->footer("Example:\n  echo-des import chakra llama.0.et llama.1.et -o trace.pb\n"
+                 "  then run it: workload: {trace: trace.pb}   (or comm: measured to keep the traced collective times)");
+  auto chakra_files = std::make_shared<std::vector<std::string>>();
+  auto chakra_out = std::make_shared<std::string>("trace.pb");
+  chakra->add_option("files", *chakra_files, "Chakra .et files, one per rank (rank from NAME.<rank>.et, else list order)")->required();
+  chakra->add_option("-o,--output", *chakra_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
   CLI::App* traced = cmd->add_subcommand("tracer", "Merge the per-process files of the echo-des CUPTI tracer into one trace");
   traced->footer("Example:\n  echo-des import tracer traced/ -o job.pb   (what `echo-des trace` does after the command ends)");
   auto traced_dir = std::make_shared<std::string>();
@@ -54,7 +62,7 @@ Action add_import_command(CLI::App& app) {
   traced->add_option("folder", *traced_dir, "The folder holding <host>.<pid>.trace.pb files (several nodes' folders may be copied into one)")
       ->required();
   traced->add_option("-o,--output", *traced_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
-  return [cmd, echo, ncu, kineto, traced, traced_dir, traced_out, folder, config, out, report, into, ncu_out, kineto_files, kineto_out, kineto_step]() -> int {
+  return [cmd, echo, ncu, kineto, chakra, chakra_files, chakra_out, traced, traced_dir, traced_out, folder, config, out, report, into, ncu_out, kineto_files, kineto_out, kineto_step]() -> int {
     if (!cmd->parsed())
       return -1;
     if (kineto->parsed()) {
@@ -69,6 +77,15 @@ Action add_import_command(CLI::App& app) {
                 << k.collectives << " collectives from " << kineto_files->size() << " file(s) ("
                 << static_cast<long long>(k.bytes_parsed / 1e6) << " MB of JSON, " << speed << "), measured iteration "
                 << static_cast<double>(k.trace.measured_iteration_ns()) / 1e6 << " ms -> " << *kineto_out << "\n";
+      return 0;
+    }
+    if (chakra->parsed()) {
+      const workloads::ChakraImport c = workloads::read_chakra(*chakra_files);
+      const workloads::Workload w = workloads::build_workload(c.trace, *chakra_out);
+      write_trace(c.trace, *chakra_out);
+      std::cout << "imported Chakra " << c.version << ": " << w.rank_count() << " ranks, " << c.compute << " GPU kernels, "
+                << c.host << " CPU ops, " << c.collectives << " collectives, " << c.transfers << " sends / recvs, " << c.other
+                << " other nodes -> " << *chakra_out << "\n";
       return 0;
     }
     if (traced->parsed()) {
