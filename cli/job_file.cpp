@@ -184,9 +184,6 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
     if (workload["trace"])
       throw UserError(shown_name, line_of(workload["kineto"]), "`workload` names both a trace and Kineto files",
                       "keep one: `trace: FILE` or `kineto: [FILE, ...]`");
-    if (job.replicate_dp > 0)
-      throw UserError(shown_name, line_of(workload["kineto"]), "`replicate` does not apply to Kineto files yet",
-                      "import them with `echo-des import kineto`, or profile every rank");
     const YAML::Node k = workload["kineto"];
     if (k.IsSequence()) {
       for (const auto& item : k)

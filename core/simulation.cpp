@@ -11,6 +11,7 @@
 #include "core/generated_workload.hpp"
 #include "core/rank_folding.hpp"
 #include "workloads/kineto_reader.hpp"
+#include "workloads/replicate.hpp"
 #include "workloads/trace_reader.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -49,8 +50,11 @@ struct Simulation::Impl {
 Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   if (!job.kineto.empty()) {
     const workloads::KinetoImport k = workloads::read_kineto(job.kineto);
-    init(job.platform, workloads::build_workload(k.trace, job.kineto.front()), job.communication, job.slowdown,
-         job.comm_measured);
+    const std::string& source = job.kineto.front();
+    const trace::Trace t = job.replicate_dp > 0
+                               ? workloads::replicate_dp(workloads::as_dp_replica(k.trace, k.traced_ranks, source), job.replicate_dp, source)
+                               : k.trace;
+    init(job.platform, workloads::build_workload(t, source), job.communication, job.slowdown, job.comm_measured);
     return;
   }
   if (!job.training) {

@@ -384,6 +384,8 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
       c.add_ranks(r);
   }
   t.set_measured_iteration_ns(static_cast<std::uint64_t>(measured_ns));
+  for (int r : file_rank)
+    result.traced_ranks.push_back(static_cast<std::uint32_t>(r));
   return result;
 }
 

@@ -11,7 +11,8 @@
 // waits for the last kernel launched before it on every other stream; a kernel that started at
 // most 20 us after a collective launched before it ended waits for that collective (the compute
 // stream's wait on the collective's work). Ranks the process groups name but no file covers run
-// the first file's program (ex-situ replication).
+// the first file's program; with `replicate: {dp: N}` the traced ranks are one data-parallel
+// replica instead, grown to N (workloads/replicate.hpp: as_dp_replica, replicate_dp).
 // Not yet read: the CPU side (launch gaps of the launching thread), cuda_sync events, send/recv
 // (kept as kernels with their measured time).
 #include "proto/trace.pb.h"
@@ -25,6 +26,7 @@ namespace echo::workloads {
 struct KinetoImport {
   trace::Trace trace;
   std::uint64_t kernels = 0, collectives = 0;
+  std::vector<std::uint32_t> traced_ranks;  // the files' ranks; the others run the first file's program
   std::string step;  // "ProfilerStep#6"
   double bytes_parsed = 0;
 };

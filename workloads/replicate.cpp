@@ -80,4 +80,71 @@ trace::Trace replicate_dp(const trace::Trace& in, std::uint32_t dp, const std::s
   return out;
 }
 
+trace::Trace as_dp_replica(const trace::Trace& in, const std::vector<std::uint32_t>& traced_ranks, const std::string& source) {
+  const std::set<std::uint32_t> traced(traced_ranks.begin(), traced_ranks.end());
+  trace::Trace out;
+  out.set_name(in.name());
+  out.set_measured_iteration_ns(in.measured_iteration_ns());
+  // Which slots reach beyond the traced ranks, and which traced rank is in which of them.
+  std::set<std::string> beyond;
+  std::map<std::uint32_t, std::string> dp_of_rank;
+  for (const trace::Communicator& c : in.communicators()) {
+    const bool reaches = std::any_of(c.ranks().begin(), c.ranks().end(), [&](std::uint32_t r) { return !traced.count(r); });
+    if (!reaches) {
+      *out.add_communicators() = c;
+      continue;
+    }
+    beyond.insert(c.slot());
+    trace::Communicator& dp = *out.add_communicators();
+    dp.set_name("dp:" + c.name());
+    dp.set_slot("dp");
+    for (std::uint32_t r : c.ranks()) {
+      if (!traced.count(r))
+        continue;
+      dp.add_ranks(r);
+      const auto [it, fresh] = dp_of_rank.emplace(r, c.name());
+      if (!fresh)
+        throw UserError(source, 0,
+                        "rank " + std::to_string(r) + " is in two process groups that reach untraced ranks ('" + it->second + "' and '" +
+                            c.name() + "'), so which one is data-parallel cannot be told",
+                        "trace one rank per (tp, pp) coordinate of one replica whose only cross-replica group is data-parallel, "
+                        "or trace every rank");
+    }
+  }
+  if (beyond.empty())
+    throw UserError(source, 0, "no process group of the trace reaches beyond the traced ranks: nothing tells the data-parallel group",
+                    "trace a job with data parallelism (its gradient AllReduce names the other ranks), or drop `replicate`");
+  std::set<std::string> kept_templates;
+  for (const trace::RankRange& r : in.ranks())
+    for (std::uint32_t k = 0; k < std::max(1u, r.count()); ++k)
+      if (traced.count(r.first() + k)) {
+        trace::RankRange& range = *out.add_ranks();
+        range.set_first(r.first() + k);
+        range.set_count(1);
+        range.set_template_name(r.template_name());
+        kept_templates.insert(r.template_name());
+      }
+  for (const trace::RankTemplate& t : in.templates()) {
+    if (!kept_templates.count(t.name()))
+      continue;
+    trace::RankTemplate& copy = *out.add_templates();
+    copy = t;
+    for (trace::Task& task : *copy.mutable_tasks()) {
+      if (task.has_collective() && beyond.count(task.collective().comm()))
+        task.mutable_collective()->set_comm("dp");
+      else if (task.has_send() && beyond.count(task.send().comm()))
+        task.mutable_send()->set_comm("dp");
+      else if (task.has_recv() && beyond.count(task.recv().comm()))
+        task.mutable_recv()->set_comm("dp");
+    }
+  }
+  // The traced ranks must be 0..n-1 for the replica to be a trace of its own.
+  std::uint32_t expected = 0;
+  for (std::uint32_t r : traced)
+    if (r != expected++)
+      throw UserError(source, 0, "the traced ranks are not 0.." + std::to_string(traced.size() - 1) + " (rank " + std::to_string(r) + ")",
+                      "trace ranks 0 to n-1: one replica's (tp, pp) coordinates");
+  return out;
+}
+
 } // namespace echo::workloads

@@ -12,9 +12,17 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace echo::workloads {
 
 trace::Trace replicate_dp(const trace::Trace& trace, std::uint32_t dp, const std::string& source);
+
+// A trace of some ranks of a real job (Kineto files of rank 0 only, say) as one data-parallel
+// replica: only the traced ranks are kept, and each communicator that reaches ranks nobody traced
+// — the data-parallel group — becomes a `dp` communicator over the traced ranks in it (the tasks
+// that use it are moved to slot `dp`). replicate_dp then grows it to any width. A rank in two such
+// groups is the user's error: which one is data-parallel cannot be told.
+trace::Trace as_dp_replica(const trace::Trace& trace, const std::vector<std::uint32_t>& traced_ranks, const std::string& source);
 
 } // namespace echo::workloads
