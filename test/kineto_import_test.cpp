@@ -152,3 +152,70 @@ TEST_CASE("bad Kineto input: a clear message and exit code 2") {
   const auto missing = run_cli("import kineto " + (dir / "nope.json") + " -o " + (dir / "o.pb"));
   CHECK(missing.code == 2);
 }
+
+TEST_CASE("Kineto cuda_sync events give the exact waits, and send / recv kernels become transfers") {
+  // Stream 7 runs gemm_a (launch corr 1) and gemm_b (corr 4, after the event record corr 2);
+  // stream 20 waits on the event (corr 3) before copy_c (corr 5): it needs gemm_a, not gemm_b.
+  // The host then synchronises stream 20 (corr 6) and launches a send to rank 1 (corr 7).
+  const char* trace = R"JSON({"distributedInfo": {"rank": 0}, "traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "tid": 1, "ts": 0, "dur": 1000},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "tid": 1, "ts": 10, "dur": 2, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "tid": 1, "ts": 13, "dur": 1, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "tid": 1, "ts": 15, "dur": 1, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "tid": 1, "ts": 17, "dur": 2, "args": {"correlation": 4}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "tid": 1, "ts": 20, "dur": 2, "args": {"correlation": 5}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "tid": 1, "ts": 23, "dur": 300, "args": {"correlation": 6}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "tid": 1, "ts": 330, "dur": 2, "args": {"correlation": 7}},
+ {"ph": "X", "cat": "kernel", "name": "gemm_a", "tid": 7, "ts": 12, "dur": 100, "args": {"correlation": 1, "stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "gemm_b", "tid": 7, "ts": 112, "dur": 200, "args": {"correlation": 4, "stream": 7}},
+ {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD", "tid": 20, "ts": 112, "dur": 10, "args": {"correlation": 5, "stream": 20}},
+ {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "tid": 20, "ts": 15, "dur": 0,
+  "args": {"correlation": 3, "stream": 20, "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 2, "wait_on_cuda_event_id": 9}},
+ {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "tid": 20, "ts": 23, "dur": 300, "args": {"correlation": 6, "stream": 20}},
+ {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "tid": 30, "ts": 335, "dur": 50,
+  "args": {"correlation": 7, "stream": 30, "Collective name": "send", "In msg nelems": 1024, "dtype": "BFloat16",
+           "Process Group Name": "3", "Process Group Ranks": "[0, 1]", "Dst Rank": "1"}}
+]})JSON";
+  TempDir dir;
+  // Rank 1 runs the same step but receives from rank 0.
+  std::string rank1 = trace;
+  auto swap = [&](const std::string& from, const std::string& to) { rank1.replace(rank1.find(from), from.size(), to); };
+  swap("\"rank\": 0", "\"rank\": 1");
+  swap("\"Collective name\": \"send\"", "\"Collective name\": \"recv\"");
+  swap("\"Dst Rank\": \"1\"", "\"Src Rank\": \"0\"");
+  const auto r = run_cli("import kineto " + dir.file("r0.json", trace) + " " + dir.file("r1.json", rank1) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  CHECK(t.templates(1).tasks(3).recv().peer() == 0);
+  std::map<std::string, const trace::Task*> task;
+  for (const auto& x : t.templates(0).tasks())
+    task[x.name()] = &x;
+  auto waits = [&](const std::string& a, const std::string& b) {
+    return std::find(task.at(a)->deps().begin(), task.at(a)->deps().end(), task.at(b)->id()) != task.at(a)->deps().end();
+  };
+  CHECK(waits("Memcpy DtoD", "gemm_a"));
+  CHECK_FALSE(waits("Memcpy DtoD", "gemm_b"));
+  CHECK(waits("host synchronize", "Memcpy DtoD"));
+  const auto& send = *task.at("ncclSend");
+  CHECK(send.send().peer() == 1);
+  CHECK(send.send().bytes() == 2048);
+  CHECK(send.send().comm() == "pg3");
+  // After the host waited for the copy (it returned at 323 us), the send launched 7 us later.
+  std::vector<std::uint64_t> host;
+  for (const auto& x : t.templates(0).tasks())
+    if (x.category() == trace::HOST)
+      host.push_back(x.compute().duration_ns());
+  CHECK(host.back() == 7000);
+}
+
+TEST_CASE("a Kineto trace profiled without CUDA activities is a clear error") {
+  TempDir dir;
+  const auto r = run_cli("import kineto " +
+                         dir.file("cpu.json", R"({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 9},
+                                                  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 5}]})") +
+                         " -o " + (dir / "o.pb"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("no GPU event") != std::string::npos);
+  CHECK(r.err.find("ProfilerActivity.CUDA") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 #include "workloads/kineto_reader.hpp"
 
 #include "workloads/kernel_category.hpp"
+#include "workloads/tracer/process_trace.hpp"
 
 #include "base/user_error.hpp"
 
@@ -8,6 +9,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -26,12 +28,16 @@ constexpr std::int64_t kWaitWindowNs = 20000;
 struct GpuEvent {
   std::string name;
   std::int64_t stream = 0, start_ns = 0, dur_ns = 0, correlation = -1;
-  bool memcpy = false;
+  std::string category;  // kernel, gpu_memcpy, gpu_memset, cuda_sync
   // NCCL args
   std::string collective, dtype, group_name, group_ranks;
-  std::int64_t in_nelems = 0, out_nelems = 0;
-  std::int64_t launch_ns = 0;
-  std::int64_t launch_thread = -1;  // -1: no launch call seen
+  std::int64_t in_nelems = 0, out_nelems = 0, peer_rank = -1, p2p_global = -1;
+  // cuda_sync args
+  std::int64_t wait_on_stream = -1, wait_on_record = -1, wait_on_event = -1;
+};
+
+struct RuntimeCall {
+  std::int64_t correlation = 0, thread = 0, start_ns = 0, end_ns = 0;
 };
 
 struct Step {
@@ -41,7 +47,8 @@ struct Step {
 
 struct FileEvents {
   std::vector<GpuEvent> gpu;
-  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> launch_of;  // correlation -> (call start, thread)
+  std::vector<GpuEvent> syncs;  // cuda_sync events
+  std::vector<RuntimeCall> calls;
   std::vector<Step> steps;
   int rank = -1;
 };
@@ -82,6 +89,17 @@ double number(sj::ondemand::value v) {
   return 0;
 }
 
+// PyTorch writes some integer args as strings ("Dst Rank": "3").
+std::int64_t integer_arg(sj::ondemand::value v) {
+  std::string_view s;
+  if (v.get_string().get(s) == sj::SUCCESS) {
+    std::int64_t out = -1;
+    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return error == std::errc() ? out : -1;
+  }
+  return static_cast<std::int64_t>(number(v));
+}
+
 // The args of an event that matter here: the launch correlation, the stream, and NCCL's call.
 void read_args(sj::ondemand::object& args, GpuEvent& g) {
   for (auto a : args) {
@@ -102,6 +120,16 @@ void read_args(sj::ondemand::object& args, GpuEvent& g) {
       g.group_name = std::string(text(a.value()));
     else if (k == "Process Group Ranks")
       g.group_ranks = std::string(text(a.value()));
+    else if (k == "Dst Rank" || k == "Src Rank")  // send / recv: the peer's global rank
+      g.p2p_global = integer_arg(a.value());
+    else if (k == "Rank")
+      g.peer_rank = integer_arg(a.value());
+    else if (k == "wait_on_stream")
+      g.wait_on_stream = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "wait_on_cuda_event_record_corr_id")
+      g.wait_on_record = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "wait_on_cuda_event_id")
+      g.wait_on_event = static_cast<std::int64_t>(number(a.value()));
   }
 }
 
@@ -153,16 +181,16 @@ FileEvents parse(const std::string& path, double& bytes) {
         }
         if (ph != "X")
           continue;
-        if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+        if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_sync") {
           g.name = std::string(name);
-          if (g.stream == 0)
+          if (g.stream == 0 && cat != "cuda_sync")
             g.stream = tid;
           g.start_ns = ns(ts);
           g.dur_ns = ns(dur);
-          g.memcpy = cat != "kernel";
-          out.gpu.push_back(std::move(g));
-        } else if (cat == "cuda_runtime" && g.correlation >= 0) {
-          out.launch_of[g.correlation] = {ns(ts), tid};
+          g.category = std::string(cat);
+          (cat == "cuda_sync" ? out.syncs : out.gpu).push_back(std::move(g));
+        } else if ((cat == "cuda_runtime" || cat == "cuda_driver") && g.correlation >= 0) {
+          out.calls.push_back({g.correlation, tid, ns(ts), ns(ts + dur)});
         } else if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
           out.steps.push_back({std::string(name), ns(ts), ns(ts + dur)});
         }
@@ -191,7 +219,17 @@ trace::CollectiveOp op_of(const std::string& collective, const std::string& kern
     return trace::BROADCAST;
   if (lower.find("reduce") != std::string::npos)
     return trace::REDUCE;
-  return trace::OP_UNSPECIFIED;  // send / recv and unknown: kept as kernels
+  return trace::OP_UNSPECIFIED;  // send / recv (see p2p_of) and unknown: kept as kernels
+}
+
+// "send" / "recv" from the `Collective name` arg.
+std::optional<tracer::NcclOp> p2p_of(const std::string& collective) {
+  const std::string lower = lowercase(collective);
+  if (lower == "send" || lower == "nccl:send")
+    return tracer::NcclOp::send;
+  if (lower == "recv" || lower == "nccl:recv")
+    return tracer::NcclOp::recv;
+  return std::nullopt;
 }
 
 std::pair<trace::DataType, double> dtype_of(const std::string& d) {
@@ -212,8 +250,6 @@ std::pair<trace::DataType, double> dtype_of(const std::string& d) {
   return {trace::FLOAT32, 4};
 }
 
-trace::Category category_of(const GpuEvent& g) { return g.memcpy ? trace::MEMCPY : kernel_category(g.name); }
-
 std::vector<std::uint32_t> ranks_of(const std::string& list) {
   std::vector<std::uint32_t> out;
   std::string digits;
@@ -228,6 +264,185 @@ std::vector<std::uint32_t> ranks_of(const std::string& list) {
   return out;
 }
 
+// Correlation ids are spaced by this factor so that the event records and waits inferred below
+// fit between two real calls (they are ordered by correlation, as launches are).
+constexpr std::uint32_t kSpacing = 4;
+
+// The element count NCCL takes for the op, from PyTorch's message sizes (process_trace.hpp counts
+// AllGather, ReduceScatter and AllToAll per rank, as NCCL does).
+std::uint64_t nccl_count(trace::CollectiveOp op, const GpuEvent& g, std::size_t group_size) {
+  switch (op) {
+  case trace::ALL_GATHER: return static_cast<std::uint64_t>(g.in_nelems);
+  case trace::REDUCE_SCATTER: return static_cast<std::uint64_t>(g.out_nelems);
+  case trace::ALL_TO_ALL: return static_cast<std::uint64_t>(g.in_nelems) / std::max<std::size_t>(1, group_size);
+  default: return static_cast<std::uint64_t>(g.in_nelems);
+  }
+}
+
+tracer::NcclOp nccl_op(trace::CollectiveOp op) {
+  switch (op) {
+  case trace::ALL_GATHER: return tracer::NcclOp::all_gather;
+  case trace::REDUCE_SCATTER: return tracer::NcclOp::reduce_scatter;
+  case trace::BROADCAST: return tracer::NcclOp::broadcast;
+  case trace::REDUCE: return tracer::NcclOp::reduce;
+  case trace::ALL_TO_ALL: return tracer::NcclOp::all_to_all;
+  default: return tracer::NcclOp::all_reduce;
+  }
+}
+
+// One file's step as the records the CUPTI tracer would have made (workloads/tracer/), so that one
+// conversion turns both into a trace.
+class StepRecords {
+public:
+  StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank,
+              std::map<std::string, std::vector<std::uint32_t>>& groups)
+      : path_(path), f_(f), rank_(rank), groups_(groups) {
+    log_.launcher_rank = rank;
+    log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns)});
+    for (const RuntimeCall& c : f.calls)
+      log_.api.push_back({corr(c.correlation), static_cast<std::uint32_t>(c.thread), static_cast<std::uint64_t>(c.start_ns),
+                          static_cast<std::uint64_t>(c.end_ns)});
+    std::map<std::string, std::uint32_t> names;
+    for (const GpuEvent& g : f.gpu) {
+      const auto [it, fresh] = names.emplace(g.name, static_cast<std::uint32_t>(log_.names.size()));
+      if (fresh)
+        log_.names.push_back(g.name);
+      const auto kind = g.category == "kernel" ? tracer::GpuActivityKind::kernel
+                        : g.category == "gpu_memset" ? tracer::GpuActivityKind::memset : tracer::GpuActivityKind::memcpy;
+      log_.gpu.push_back({kind, it->second, static_cast<std::uint32_t>(g.stream), corr(g.correlation),
+                          static_cast<std::uint64_t>(g.start_ns), static_cast<std::uint64_t>(g.start_ns + g.dur_ns)});
+      if (g.category == "kernel" && lowercase(g.name).rfind("nccl", 0) == 0)
+        add_nccl_call(g);
+    }
+    if (!f.syncs.empty())
+      add_traced_syncs();
+    else
+      infer_process_group_waits();
+  }
+
+  tracer::ActivityLog& log() { return log_; }
+  std::uint64_t collectives = 0;
+
+private:
+  static std::uint32_t corr(std::int64_t c) { return static_cast<std::uint32_t>(c) * kSpacing; }
+
+  // The NCCL call behind a kernel, from the args PyTorch's ProcessGroupNCCL recorded.
+  void add_nccl_call(const GpuEvent& g) {
+    const trace::CollectiveOp op = op_of(g.collective, g.name);
+    const auto p2p = p2p_of(g.collective);
+    if (op == trace::OP_UNSPECIFIED && !p2p)
+      return;  // unknown: stays a kernel with its measured time
+    auto ranks = ranks_of(g.group_ranks);
+    if (ranks.empty())
+      ranks = {static_cast<std::uint32_t>(rank_)};
+    const std::string slot = "pg" + (g.group_name.empty() ? std::string("0") : g.group_name);
+    const auto [known, fresh] = groups_.emplace(slot, ranks);
+    if (!fresh && known->second != ranks)
+      throw UserError(path_, 0, "process group " + g.group_name + " lists different ranks in two events",
+                      "export the trace again; every event of a group should name the same ranks");
+    const auto [comm, first] = comm_of_slot_.emplace(slot, comm_of_slot_.size() + 1);
+    if (first) {
+      const auto me = std::find(ranks.begin(), ranks.end(), static_cast<std::uint32_t>(rank_));
+      log_.comms.push_back({comm->second, slot, static_cast<std::uint32_t>(me - ranks.begin()), static_cast<std::uint32_t>(ranks.size())});
+    }
+    const auto [dtype, size] = dtype_of(g.dtype);
+    tracer::NcclCall c;
+    c.op = p2p ? *p2p : nccl_op(op);
+    c.launch = static_cast<std::uint64_t>(g.correlation);
+    c.comm = comm->second;
+    c.count = p2p ? static_cast<std::uint64_t>(g.in_nelems) : nccl_count(op, g, ranks.size());
+    c.dtype = static_cast<std::uint8_t>(dtype);
+    c.dtype_bytes = static_cast<std::uint8_t>(size);
+    if (p2p) {
+      const auto peer = std::find(ranks.begin(), ranks.end(), static_cast<std::uint32_t>(std::max<std::int64_t>(0, g.p2p_global)));
+      if (g.p2p_global >= 0 && peer != ranks.end())
+        c.peer = static_cast<std::uint32_t>(peer - ranks.begin());
+      else if (g.peer_rank >= 0)
+        c.peer = static_cast<std::uint32_t>(g.peer_rank);
+      else
+        throw UserError(path_, 0, "a " + g.collective + " kernel ('" + g.name.substr(0, 60) + "') does not say its peer",
+                        "profile with PyTorch 2.4 or later, which records `Src Rank` / `Dst Rank`");
+    }
+    log_.nccl.push_back(c);
+    log_.external.push_back({corr(g.correlation), c.launch});
+    ++collectives;
+  }
+
+  // Kineto's cuda_sync events (enable_cuda_sync_events): the waits exactly as the program made them.
+  void add_traced_syncs() {
+    std::uint32_t next_event = 1;
+    std::map<std::int64_t, std::uint32_t> event_of_record;  // record correlation -> event
+    for (const GpuEvent& s : f_.syncs) {
+      tracer::Synchronization sync;
+      if (s.name == "Stream Wait Event")
+        sync.kind = tracer::SyncKind::stream_wait_event;
+      else if (s.name == "Event Sync")
+        sync.kind = tracer::SyncKind::event_synchronize;
+      else if (s.name == "Stream Sync")
+        sync.kind = tracer::SyncKind::stream_synchronize;
+      else if (s.name == "Context Sync")
+        sync.kind = tracer::SyncKind::context_synchronize;
+      else
+        continue;
+      sync.correlation = corr(s.correlation);
+      sync.stream = static_cast<std::uint32_t>(s.stream);
+      sync.start_ns = static_cast<std::uint64_t>(s.start_ns);
+      sync.end_ns = static_cast<std::uint64_t>(s.start_ns + s.dur_ns);
+      if (s.wait_on_record >= 0 && s.wait_on_stream >= 0) {
+        const auto [it, fresh] = event_of_record.emplace(s.wait_on_record, next_event);
+        if (fresh) {
+          log_.event_records.push_back({corr(s.wait_on_record), next_event++, static_cast<std::uint32_t>(s.wait_on_stream)});
+        }
+        sync.event = it->second;
+      }
+      log_.syncs.push_back(sync);
+    }
+  }
+
+  // Without cuda_sync events, the waits ProcessGroupNCCL makes with CUDA events are inferred: a
+  // collective waits for the last work launched before it on every other stream, if that had
+  // ended when the collective started; work that started at most 20 us after a collective
+  // launched before it ended waited for it (the compute stream's wait on the collective's work).
+  void infer_process_group_waits() {
+    std::map<std::uint32_t, std::vector<const tracer::GpuActivity*>> by_stream;
+    for (const auto& g : log_.gpu)
+      by_stream[g.stream].push_back(&g);
+    for (auto& [stream, list] : by_stream)
+      std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->correlation < b->correlation; });
+    std::set<std::uint32_t> collective;
+    for (const auto& e : log_.external)
+      collective.insert(e.correlation);
+    std::uint32_t next_event = 1;
+    for (const auto& g : log_.gpu) {
+      for (const auto& [other, list] : by_stream) {
+        if (other == g.stream)
+          continue;
+        const auto at = std::lower_bound(list.begin(), list.end(), g.correlation,
+                                         [](const auto* w, std::uint32_t c) { return w->correlation < c; });
+        if (at == list.begin())
+          continue;
+        const tracer::GpuActivity& before = **(at - 1);
+        if (before.end_ns > g.start_ns)
+          continue;
+        const bool waited = collective.count(g.correlation) ||
+                            (collective.count(before.correlation) && g.start_ns - before.end_ns <= kWaitWindowNs);
+        if (!waited)
+          continue;
+        // Recorded on `other` just before `g`'s launch, waited on by `g`'s stream right before it.
+        log_.event_records.push_back({g.correlation - 2, next_event, other});
+        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, next_event++, 0, 0});
+      }
+    }
+  }
+
+  const std::string& path_;
+  const FileEvents& f_;
+  int rank_;
+  std::map<std::string, std::vector<std::uint32_t>>& groups_;
+  std::map<std::string, std::uint64_t> comm_of_slot_;
+  tracer::ActivityLog log_;
+};
+
 } // namespace
 
 KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
@@ -236,13 +451,16 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
   t.set_name("kineto");
   std::map<std::string, std::vector<std::uint32_t>> groups;  // slot -> ranks
   std::vector<int> file_rank;
-  std::int64_t measured_ns = 0;
+  std::uint64_t measured_ns = 0;
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& path = files[fi];
     FileEvents f = parse(path, result.bytes_parsed);
     if (f.steps.empty())
       throw UserError(path, 0, "the trace has no ProfilerStep#N annotation, so one iteration cannot be told apart",
                       "profile with torch.profiler.schedule and call prof.step() every iteration");
+    if (f.gpu.empty())
+      throw UserError(path, 0, "the trace has no GPU event (kernel, memcpy, memset)",
+                      "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
     const Step* chosen = &f.steps.back();
     if (step >= 0) {
       chosen = nullptr;
@@ -254,113 +472,18 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
                         "pick one of the steps it has (the first is " + f.steps.front().name + ")");
     }
     result.step = chosen->name;
-    // The step's GPU work: what was launched inside its CPU interval.
-    std::vector<GpuEvent> gpu;
-    for (GpuEvent& g : f.gpu) {
-      const auto it = f.launch_of.find(g.correlation);
-      g.launch_ns = it != f.launch_of.end() ? it->second.first : g.start_ns;
-      g.launch_thread = it != f.launch_of.end() ? it->second.second : -1;
-      if (g.launch_ns >= chosen->start_ns && g.launch_ns < chosen->end_ns)
-        gpu.push_back(g);
-    }
-    if (gpu.empty())
+    const int rank = f.rank >= 0 ? f.rank : static_cast<int>(fi);
+    file_rank.push_back(rank);
+    StepRecords records(path, f, *chosen, rank, groups);
+    tracer::ProcessTraceStats stats;
+    trace::Trace one = tracer::process_trace(records.log(), &stats);
+    if (one.templates(0).tasks_size() == 0 || stats.kernels + stats.nccl_calls == 0)
       throw UserError(path, 0, "no GPU kernel was launched inside " + chosen->name, "pick another step with --step");
-    std::stable_sort(gpu.begin(), gpu.end(), [](const GpuEvent& a, const GpuEvent& b) { return a.start_ns < b.start_ns; });
-    std::int64_t last = 0;
-    for (const GpuEvent& g : gpu)
-      last = std::max(last, g.start_ns + g.dur_ns);
-    measured_ns = std::max(measured_ns, last - chosen->start_ns);  // from the step's start, as simulated
-
-    trace::RankTemplate& tmpl = *t.add_templates();
-    tmpl.set_name("rank" + std::to_string(f.rank >= 0 ? f.rank : static_cast<int>(fi)));
-    file_rank.push_back(f.rank >= 0 ? f.rank : static_cast<int>(fi));
-    std::map<std::int64_t, std::uint32_t> stream_index;
-    std::map<std::int64_t, std::vector<std::size_t>> by_stream;  // indices into gpu, start order
-    for (std::size_t i = 0; i < gpu.size(); ++i) {
-      if (!stream_index.count(gpu[i].stream)) {
-        stream_index[gpu[i].stream] = static_cast<std::uint32_t>(tmpl.streams_size());
-        tmpl.add_streams("stream " + std::to_string(gpu[i].stream));
-      }
-      by_stream[gpu[i].stream].push_back(i);
-    }
-    // The host: per launching thread, the time from one launch call to the next. A kernel cannot
-    // start before its launch, so a GPU that waited for the CPU waits here too.
-    std::map<std::int64_t, std::vector<std::size_t>> launches;  // thread -> kernels in launch order
-    for (std::size_t i = 0; i < gpu.size(); ++i)
-      if (gpu[i].launch_thread >= 0)
-        launches[gpu[i].launch_thread].push_back(i);
-    std::vector<std::uint64_t> host_task_of(gpu.size(), 0);
-    std::uint64_t next_id = gpu.size() + 1;
-    for (auto& [thread, list] : launches) {
-      std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return gpu[a].launch_ns < gpu[b].launch_ns; });
-      const auto host_stream = static_cast<std::uint32_t>(tmpl.streams_size());
-      tmpl.add_streams("host thread " + std::to_string(thread));
-      std::int64_t previous = chosen->start_ns;
-      for (std::size_t i : list) {
-        trace::Task& h = *tmpl.add_tasks();
-        h.set_id(next_id);
-        h.set_stream(host_stream);
-        h.set_name("host until launch of " + gpu[i].name.substr(0, 60));
-        h.set_category(trace::HOST);
-        h.mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::max<std::int64_t>(0, gpu[i].launch_ns - previous)));
-        previous = std::max(previous, gpu[i].launch_ns);
-        host_task_of[i] = next_id++;
-      }
-    }
-    // NCCL kernels that are collectives (send / recv and unknown ones stay kernels), once each.
-    std::vector<trace::CollectiveOp> op(gpu.size(), trace::OP_UNSPECIFIED);
-    for (std::size_t i = 0; i < gpu.size(); ++i)
-      if (gpu[i].name.rfind("nccl", 0) == 0)
-        op[i] = op_of(gpu[i].collective, gpu[i].name);
-    auto is_collective = [&](std::size_t i) { return op[i] != trace::OP_UNSPECIFIED; };
-    for (std::size_t i = 0; i < gpu.size(); ++i) {
-      const GpuEvent& g = gpu[i];
-      trace::Task& task = *tmpl.add_tasks();
-      task.set_id(i + 1);
-      task.set_stream(stream_index[g.stream]);
-      task.set_name(g.name);
-      if (host_task_of[i] != 0)
-        task.add_deps(host_task_of[i]);
-      // Cross-stream order (see the header).
-      for (const auto& [other, list] : by_stream) {
-        if (other == g.stream)
-          continue;
-        // A stream runs in launch order: the last one launched before `g` is found by bisection.
-        const auto at = std::lower_bound(list.begin(), list.end(), g.launch_ns,
-                                         [&](std::size_t j, std::int64_t launch) { return gpu[j].launch_ns < launch; });
-        if (at == list.begin())
-          continue;
-        const std::size_t before_index = *(at - 1);
-        const GpuEvent* before = &gpu[before_index];
-        if (before->start_ns + before->dur_ns > g.start_ns)
-          continue;
-        const bool waited = is_collective(i) ||
-                            (is_collective(before_index) && g.start_ns - (before->start_ns + before->dur_ns) <= kWaitWindowNs);
-        if (waited)
-          task.add_deps(before_index + 1);
-      }
-      if (is_collective(i)) {
-        const auto [dtype, size] = dtype_of(g.dtype);
-        const std::int64_t elements = op[i] == trace::ALL_GATHER ? g.out_nelems : g.in_nelems;
-        const std::string slot = "pg" + (g.group_name.empty() ? std::string("0") : g.group_name);
-        task.set_category(trace::COMMUNICATION);
-        auto& c = *task.mutable_collective();
-        c.set_op(op[i]);
-        c.set_comm(slot);
-        c.set_bytes(static_cast<std::uint64_t>(static_cast<double>(elements) * size));
-        c.set_dtype(dtype);
-        c.set_measured_duration_ns(static_cast<std::uint64_t>(g.dur_ns));
-        auto ranks = ranks_of(g.group_ranks);
-        if (ranks.empty())
-          ranks = {static_cast<std::uint32_t>(file_rank.back())};
-        groups.emplace(slot, ranks);
-        ++result.collectives;
-      } else {
-        task.set_category(category_of(g));
-        task.mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(g.dur_ns));
-        ++result.kernels;
-      }
-    }
+    one.mutable_templates(0)->set_name("rank" + std::to_string(rank));
+    *t.add_templates() = std::move(*one.mutable_templates(0));
+    measured_ns = std::max(measured_ns, one.measured_iteration_ns());
+    result.kernels += stats.kernels;
+    result.collectives += stats.nccl_calls;
   }
   // Ranks: every file's own, and those the process groups name (running the first file's program).
   std::uint32_t world = 0;
@@ -383,7 +506,7 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
     for (std::uint32_t r : ranks)
       c.add_ranks(r);
   }
-  t.set_measured_iteration_ns(static_cast<std::uint64_t>(measured_ns));
+  t.set_measured_iteration_ns(measured_ns);
   for (int r : file_rank)
     result.traced_ranks.push_back(static_cast<std::uint32_t>(r));
   return result;
