@@ -24,6 +24,9 @@ for k in range(int(sys.argv[2])):
         e2 = dict(e)
         if "ts" in e2:
             e2["ts"] = e2["ts"] + k * span
+        # Correlation ids are unique in a real trace: shift each copy's.
+        if isinstance(e2.get("args"), dict) and "correlation" in e2["args"]:
+            e2["args"] = dict(e2["args"], correlation=e2["args"]["correlation"] + k * 10000000)
         if k and e2.get("name", "").startswith("ProfilerStep#"):
             e2["name"] = "ProfilerStep#%d" % (100 * k + int(e2["name"].split("#")[1]))
         out.append(e2)

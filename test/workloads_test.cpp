@@ -1,4 +1,5 @@
 // Reading and checking native traces: every mistake is a UserError naming file, line and fix.
+#include "workloads/json_array_stream.hpp"
 #include "base/user_error.hpp"
 #include "support/temp_files.hpp"
 #include "workloads/model_presets.hpp"
@@ -286,4 +287,56 @@ TEST_CASE("ex-situ replication: one replica of tp x pp grows to any data-paralle
   // A tp group that spans replicas cannot be repeated.
   add_comm("tp.x", "tp", {0, 7});
   CHECK(test::user_error_of([&] { workloads::replicate_dp(t, 3, "t"); }).find("'tp.x' holds rank 7") != std::string::npos);
+}
+
+TEST_CASE("stream_json_array: elements in batches, strings with brackets, the rest of the object, and cut text") {
+  const std::string json = R"({"a": {"k": "[not]"}, "traceEvents": [{"name": "x\"}]{", "args": {"v": [1, {"w": 2}]}}, )"
+                           R"({"name": "y"},{"name":"z"}], "distributedInfo": {"rank": 3}})";
+  auto run = [&](std::size_t chunk, std::size_t batch) {
+    std::size_t at = 0;
+    std::vector<std::string> names;
+    std::size_t batches = 0;
+    const auto r = echo::workloads::stream_json_array(
+        [&](char* buf, std::size_t n) {
+          const std::size_t take = std::min({n, chunk, json.size() - at});
+          std::copy_n(json.data() + at, take, buf);
+          at += take;
+          return take;
+        },
+        "traceEvents", batch,
+        [&](const simdjson::padded_string& b) {
+          ++batches;
+          simdjson::ondemand::parser parser;
+          auto doc = parser.iterate(b);
+          for (auto e : doc.get_array())
+            names.emplace_back(std::string_view(e["name"].get_string().value()));
+        });
+    CHECK(r.found);
+    CHECK(r.bytes == json.size());
+    CHECK(r.rest.find("\"distributedInfo\": {\"rank\": 3}") != std::string::npos);
+    CHECK(r.rest.find("\"traceEvents\": []") != std::string::npos);
+    CHECK(names == std::vector<std::string>{"x\"}]{", "y", "z"});
+    return batches;
+  };
+  CHECK(run(1, 1) == 3);        // a byte at a time, a batch per element
+  CHECK(run(1 << 20, 1 << 20) == 1);
+  auto cut = [&](const std::string& text) {
+    std::size_t at = 0;
+    try {
+      echo::workloads::stream_json_array(
+          [&](char* buf, std::size_t n) {
+            const std::size_t take = std::min(n, text.size() - at);
+            std::copy_n(text.data() + at, take, buf);
+            at += take;
+            return take;
+          },
+          "traceEvents", 64, [](const simdjson::padded_string&) {});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(cut(json.substr(0, 40)).find("cut short") != std::string::npos);
+  CHECK(cut("").find("no JSON object") != std::string::npos);
+  CHECK(cut("{\"a\": 1}}").find("unbalanced") != std::string::npos);
 }

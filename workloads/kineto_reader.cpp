@@ -1,5 +1,6 @@
 #include "workloads/kineto_reader.hpp"
 
+#include "workloads/json_array_stream.hpp"
 #include "workloads/kernel_category.hpp"
 #include "workloads/tracer/process_trace.hpp"
 
@@ -53,22 +54,32 @@ struct FileEvents {
   int rank = -1;
 };
 
-std::string read_file(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
-  if (f == nullptr)
-    throw UserError(path, 0, "cannot read the Kineto trace", "check the path");
-  std::string out;
-  char buf[1 << 16];
-  for (int n; (n = gzread(f, buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  int err = 0;
-  const char* message = gzerror(f, &err);
-  const std::string why = err < 0 && message ? message : "";
-  gzclose(f);
-  if (!why.empty())
-    throw UserError(path, 0, "the compressed Kineto trace is damaged: " + why, "export the trace again");
-  return out;
-}
+// gzread reads plain files too; a damaged compressed file is the user's error.
+class TraceFile {
+public:
+  explicit TraceFile(const std::string& path) : path_(path), f_(gzopen(path.c_str(), "rb")) {
+    if (f_ == nullptr)
+      throw UserError(path, 0, "cannot read the Kineto trace", "check the path");
+    gzbuffer(f_, 1 << 18);
+  }
+  ~TraceFile() { gzclose(f_); }
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+
+  std::size_t read(char* buf, std::size_t n) {
+    const int got = gzread(f_, buf, static_cast<unsigned>(n));
+    int err = 0;
+    const char* message = gzerror(f_, &err);
+    if (got < 0 || err < 0)
+      throw UserError(path_, 0, std::string("the compressed Kineto trace is damaged: ") + (message ? message : "read error"),
+                      "export the trace again");
+    return static_cast<std::size_t>(got);
+  }
+
+private:
+  std::string path_;
+  gzFile f_;
+};
 
 std::int64_t ns(double us) { return std::llround(us * 1000.0); }
 
@@ -133,72 +144,79 @@ void read_args(sj::ondemand::object& args, GpuEvent& g) {
   }
 }
 
+// The events of one batch (a JSON array of trace events), into `out`.
+void read_events(sj::ondemand::array events, FileEvents& out) {
+  for (auto e : events) {
+    std::string_view ph, cat, name;
+    double ts = 0, dur = 0;
+    std::int64_t tid = 0;
+    GpuEvent g;
+    for (auto f : e.get_object()) {
+      const std::string_view k = f.unescaped_key();
+      if (k == "ph")
+        ph = text(f.value());
+      else if (k == "cat")
+        cat = text(f.value());
+      else if (k == "name")
+        name = text(f.value());
+      else if (k == "ts")
+        ts = number(f.value());
+      else if (k == "dur")
+        dur = number(f.value());
+      else if (k == "tid") {
+        sj::ondemand::value v = f.value();
+        tid = static_cast<std::int64_t>(number(v));
+      } else if (k == "args") {
+        sj::ondemand::object args;
+        if (f.value().get_object().get(args) == sj::SUCCESS)
+          read_args(args, g);
+      }
+    }
+    if (ph != "X")
+      continue;
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_sync") {
+      g.name = std::string(name);
+      if (g.stream == 0 && cat != "cuda_sync")
+        g.stream = tid;
+      g.start_ns = ns(ts);
+      g.dur_ns = ns(dur);
+      g.category = std::string(cat);
+      (cat == "cuda_sync" ? out.syncs : out.gpu).push_back(std::move(g));
+    } else if ((cat == "cuda_runtime" || cat == "cuda_driver") && g.correlation >= 0) {
+      out.calls.push_back({g.correlation, tid, ns(ts), ns(ts + dur)});
+    } else if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
+      out.steps.push_back({std::string(name), ns(ts), ns(ts + dur)});
+    }
+  }
+}
+
 FileEvents parse(const std::string& path, double& bytes) {
-  const std::string raw = read_file(path);
-  bytes += static_cast<double>(raw.size());
-  sj::padded_string json(raw);
-  sj::ondemand::parser parser;
+  TraceFile file(path);
   FileEvents out;
+  sj::ondemand::parser parser;
   try {
-    sj::ondemand::document doc = parser.iterate(json);
-    bool found = false;
-    for (auto field : doc.get_object()) {
-      const std::string_view key = field.unescaped_key();
-      if (key == "distributedInfo") {
+    const JsonArrayStreamResult r = stream_json_array(
+        [&](char* buf, std::size_t n) { return file.read(buf, n); }, "traceEvents", 4u << 20,
+        [&](const sj::padded_string& batch) {
+          sj::ondemand::document doc = parser.iterate(batch);
+          read_events(doc.get_array(), out);
+        });
+    bytes += static_cast<double>(r.bytes);
+    if (!r.found)
+      throw UserError(path, 0, "no traceEvents: not a Kineto / Chrome trace", "give the JSON the PyTorch profiler exported");
+    // The rest of the object (distributedInfo, deviceProperties, ...) is small.
+    const sj::padded_string rest(r.rest);
+    sj::ondemand::document doc = parser.iterate(rest);
+    for (auto field : doc.get_object())
+      if (std::string_view(field.unescaped_key()) == "distributedInfo")
         for (auto f : field.value().get_object())
           if (std::string_view(f.unescaped_key()) == "rank")
             out.rank = static_cast<int>(number(f.value()));
-        continue;
-      }
-      if (key != "traceEvents")
-        continue;
-      found = true;
-      for (auto e : field.value().get_array()) {
-        std::string_view ph, cat, name;
-        double ts = 0, dur = 0;
-        std::int64_t tid = 0;
-        GpuEvent g;
-        for (auto f : e.get_object()) {
-          const std::string_view k = f.unescaped_key();
-          if (k == "ph")
-            ph = text(f.value());
-          else if (k == "cat")
-            cat = text(f.value());
-          else if (k == "name")
-            name = text(f.value());
-          else if (k == "ts")
-            ts = number(f.value());
-          else if (k == "dur")
-            dur = number(f.value());
-          else if (k == "tid") {
-            sj::ondemand::value v = f.value();
-            tid = static_cast<std::int64_t>(number(v));
-          } else if (k == "args") {
-            sj::ondemand::object args;
-            if (f.value().get_object().get(args) == sj::SUCCESS)
-              read_args(args, g);
-          }
-        }
-        if (ph != "X")
-          continue;
-        if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_sync") {
-          g.name = std::string(name);
-          if (g.stream == 0 && cat != "cuda_sync")
-            g.stream = tid;
-          g.start_ns = ns(ts);
-          g.dur_ns = ns(dur);
-          g.category = std::string(cat);
-          (cat == "cuda_sync" ? out.syncs : out.gpu).push_back(std::move(g));
-        } else if ((cat == "cuda_runtime" || cat == "cuda_driver") && g.correlation >= 0) {
-          out.calls.push_back({g.correlation, tid, ns(ts), ns(ts + dur)});
-        } else if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
-          out.steps.push_back({std::string(name), ns(ts), ns(ts + dur)});
-        }
-      }
-    }
-    if (!found)
-      throw UserError(path, 0, "no traceEvents: not a Kineto / Chrome trace", "give the JSON the PyTorch profiler exported");
   } catch (const sj::simdjson_error& e) {
+    throw UserError(path, 0, std::string("malformed JSON: ") + e.what(), "give the JSON the PyTorch profiler exported");
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const UserError*>(&e) != nullptr)
+      throw;
     throw UserError(path, 0, std::string("malformed JSON: ") + e.what(), "give the JSON the PyTorch profiler exported");
   }
   return out;
