@@ -1,10 +1,12 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
 #include "slowdown/cross_validation.hpp"
+#include "slowdown/features.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -82,9 +84,15 @@ Action add_slowdown_command(CLI::App& app) {
       return 0;
     }
     const auto model = slowdown::XGBoostModel::load(o->model);
+    // A table and a model may differ in the collective's columns: unknown ones are missing values,
+    // ones the model does not use are dropped.
     std::vector<std::vector<float>> features;
-    for (const auto& r : rows)
-      features.push_back(r.features);
+    const std::size_t width = model.with_collective() ? slowdown::extended_feature_names().size() : slowdown::feature_names().size();
+    for (const auto& r : rows) {
+      std::vector<float> f = r.features;
+      f.resize(width, std::nanf(""));
+      features.push_back(std::move(f));
+    }
     const auto s = model.predict(features);
     const auto scored = slowdown::score(rows, [&](std::size_t i) { return s[i]; });
     if (o->json)

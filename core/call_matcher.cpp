@@ -12,6 +12,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <mutex>
 
@@ -22,6 +23,24 @@ using workloads::ProgramTask;
 using workloads::TaskKind;
 
 namespace {
+
+// slowdown/features.hpp's comm_algorithm codes, from the plan's algorithm name.
+float algorithm_code(const std::string& name) {
+  std::string n;
+  for (char c : name)
+    n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "ring")
+    return 0;
+  if (n == "tree")
+    return 1;
+  if (n.rfind("collnet", 0) == 0)
+    return 2;
+  if (n.rfind("nvls", 0) == 0)
+    return 3;
+  if (n == "pat")
+    return 4;
+  return 5;
+}
 
 std::string call_summary(std::uint32_t rank, const ProgramTask& t) {
   return "rank " + std::to_string(rank) + " calls " + std::string(op_name(t)) + " of " + std::to_string(t.bytes) +
@@ -201,10 +220,27 @@ const CallMatcher::Planned& CallMatcher::schedule_for(std::uint32_t comm, const 
     TimedCall timed = time_call(model_, call, folded ? Fidelity::analytic : fidelity_);
     slot.too_large = timed.too_large_for_steps;
     slot.choice = timed.plan.describe();
+    slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(timed.plan.algorithm_name),
+                              static_cast<float>(timed.plan.protocol == collectives::Protocol::ll       ? 0
+                                                 : timed.plan.protocol == collectives::Protocol::ll128 ? 1
+                                                                                                       : 2),
+                              static_cast<float>(timed.plan.channels), static_cast<float>(task.bytes)};
     slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
     slot.links = links_of(*slot.schedule, call.gpus);
   }
   return slot;
+}
+
+const std::vector<float>& CallMatcher::collective_features(std::uint32_t comm, const ProgramTask& task) {
+  if (task.kind != TaskKind::collective || workload_.communicators[comm].ranks.size() == 1) {
+    // A send / recv, or a call on one rank (no NCCL plan): op and bytes are all there is.
+    const float op = task.kind == TaskKind::collective ? static_cast<float>(task.op) : 7.0f;
+    auto& f = transfer_features_[(task.bytes << 3) | static_cast<std::uint64_t>(op)];
+    if (f.empty())
+      f = {op, std::nanf(""), std::nanf(""), std::nanf(""), static_cast<float>(task.bytes)};
+    return f;
+  }
+  return schedule_for(comm, task).slowdown_features;
 }
 
 // The signal a new call's members wait on. Creating it is a simcall, during which other actors

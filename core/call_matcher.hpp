@@ -40,6 +40,10 @@ public:
               const platforms::Cluster& platform, Fidelity fidelity);
 
   // Blocks until this rank's part of the collective is done; returns its finish time (s).
+  // The slowdown features of the call `task` makes on communicator `comm` (slowdown/features.hpp):
+  // op, the NCCL plan's algorithm, protocol and channels, bytes. The vector lives as long as the
+  // matcher, so its address names the call's kind.
+  const std::vector<float>& collective_features(std::uint32_t comm, const workloads::ProgramTask& task);
   double await_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
                           std::uint64_t seq);
   // Same for one side of a send/recv. `src`/`dst` are global ranks.
@@ -116,9 +120,11 @@ private:
     std::shared_ptr<const StepLinks> links;
     bool too_large = false;
     std::string choice;  // Plan::describe()
+    std::vector<float> slowdown_features;  // slowdown/features.hpp's collective features
   };
   // The cached plan of a call (built on first use); the reference lives as long as the matcher.
   const Planned& schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
+  std::map<std::uint64_t, std::vector<float>> transfer_features_;  // by bytes
   std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
   void start(Call& call, const Planned& planned);
   std::optional<double> admit(Call& call, std::uint32_t step, double start_s, double serialize_s);

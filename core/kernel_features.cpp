@@ -3,6 +3,7 @@
 #include "core/trace_names.hpp"
 #include "slowdown/features.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace echo::core {
@@ -38,6 +39,18 @@ std::vector<std::vector<double>> slowdowns_by_task(const std::vector<workloads::
     out.push_back(std::move(s));
   }
   return out;
+}
+
+double SlowdownByCollective::of(std::uint32_t program, std::uint32_t task, const std::vector<float>& collective) {
+  const auto key = std::make_tuple(program, task, &collective);
+  const auto it = cache_.find(key);
+  if (it != cache_.end())
+    return it->second;
+  slowdown::Kernel k = kernel_of(programs_[program], programs_[program].tasks[task]);
+  k.collective = collective;
+  const double s = std::max(0.0, predictor_.slowdown(k));  // a kernel does not speed up beside communication
+  cache_.emplace(key, s);
+  return s;
 }
 
 } // namespace echo::core

@@ -5,6 +5,9 @@
 #include "slowdown/predictor.hpp"
 #include "workloads/rank_program.hpp"
 
+#include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace echo::core {
@@ -15,5 +18,20 @@ slowdown::Kernel kernel_of(const workloads::RankProgram& program, const workload
 // per program before the run.
 std::vector<std::vector<double>> slowdowns_by_task(const std::vector<workloads::RankProgram>& programs,
                                                    const slowdown::Predictor& predictor);
+
+// For predictors that look at the collective beside a kernel (Predictor::sees_collective): the
+// slowdown of a task next to a kind of call, asked of the model once per (program, task, kind)
+// — a kind being the call matcher's feature vector, named by its address.
+class SlowdownByCollective {
+public:
+  SlowdownByCollective(const std::vector<workloads::RankProgram>& programs, const slowdown::Predictor& predictor)
+      : programs_(programs), predictor_(predictor) {}
+  double of(std::uint32_t program, std::uint32_t task, const std::vector<float>& collective);
+
+private:
+  const std::vector<workloads::RankProgram>& programs_;
+  const slowdown::Predictor& predictor_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, const std::vector<float>*>, double> cache_;
+};
 
 } // namespace echo::core

@@ -6,6 +6,8 @@
 
 #include <simgrid/s4u/ConditionVariable.hpp>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -87,6 +89,22 @@ public:
     end_s_ = now_s;
   }
   bool comm_active() const { return active_comm_ > 0; }
+  // What the communication beside this GPU's kernels is, for slowdown models that look at it:
+  // the features (slowdown/features.hpp) of each running call, kept by the call matcher.
+  void collective_began(const std::vector<float>* features) { running_collectives_.push_back(features); }
+  void collective_ended(const std::vector<float>* features) {
+    const auto it = std::find(running_collectives_.begin(), running_collectives_.end(), features);
+    if (it != running_collectives_.end())
+      running_collectives_.erase(it);
+  }
+  // The running call that moves the most bytes (the one that takes the most of the GPU), or null.
+  const std::vector<float>* dominant_collective() const {
+    const std::vector<float>* best = nullptr;
+    for (const auto* f : running_collectives_)
+      if (best == nullptr || f->back() > best->back())
+        best = f;
+    return best;
+  }
   // Compute kernels that may be slowed wait here for communication to start or stop.
   simgrid::s4u::ConditionVariable& overlap_signal() { return *overlap_signal_; }
   std::uint32_t overlap_waiters = 0;
@@ -127,6 +145,7 @@ private:
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;
   int active_compute_ = 0, active_comm_ = 0;
+  std::vector<const std::vector<float>*> running_collectives_;
   std::vector<std::uint32_t> active_by_slot_;
   std::uint32_t active_slots_ = 0;
   std::vector<double> exposed_by_slot_s_;

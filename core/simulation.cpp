@@ -141,6 +141,11 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
                           "use `comm: simulated`, or a trace whose collectives carry their measured durations");
   if (!impl_->slowdown->is_none())
     state.slowdown_of_task = slowdowns_by_task(w.programs, *impl_->slowdown);
+  std::optional<SlowdownByCollective> by_collective;
+  if (impl_->slowdown->sees_collective()) {
+    by_collective.emplace(w.programs, *impl_->slowdown);
+    state.slowdown_by_collective = &*by_collective;
+  }
 
   // Interchangeable TP siblings: simulate one per group (core/rank_folding.hpp).
   const std::vector<std::uint32_t> representative =

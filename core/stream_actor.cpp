@@ -87,13 +87,17 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
   const std::uint32_t index = program.stream_order[stream_][pos];
   const ProgramTask& task = program.tasks[index];
   const double isolated_s = static_cast<double>(task.duration_ns) * 1e-9;
-  const double s = state_->slowdown_of_task[state_->workload->program_of_rank[rank_]][index];
+  const double s = state_->slowdown_of_task[state_->workload->program_of_rank[rank_]][index];  // no collective known
   const double start_s = sg4::Engine::get_clock();
   rt.begin_compute(start_s);
   // Work left, in seconds at full speed; the rate changes whenever communication starts or stops.
   double remaining_s = isolated_s, t = start_s;
+  const std::uint32_t program_index = state_->workload->program_of_rank[rank_];
   while (remaining_s > 0.0) {
-    const double rate = rt.comm_active() ? 1.0 / (1.0 + s) : 1.0;
+    // A model that looks at the collective beside the kernel is asked for the one running now.
+    const std::vector<float>* beside = state_->slowdown_by_collective != nullptr ? rt.dominant_collective() : nullptr;
+    const double s_now = beside != nullptr ? state_->slowdown_by_collective->of(program_index, index, *beside) : s;
+    const double rate = rt.comm_active() ? 1.0 / (1.0 + s_now) : 1.0;
     const double until = t + remaining_s / rate;
     ++rt.overlap_waiters;
     wait_until_time(rt.overlap_signal(), state_->mutex, until);
@@ -151,8 +155,14 @@ void StreamActor::operator()() const {
       // profilers show). A send or recv posted early only waits for its peer: that wait is idle
       // time (a pipeline bubble, typically), and the transfer counts from when both sides are there.
       const bool point_to_point = task.kind != TaskKind::collective;
+      const std::vector<float>* features =
+          state_->slowdown_by_collective != nullptr
+              ? &state_->matcher->collective_features(static_cast<std::uint32_t>(state_->workload->communicator(rank_, task.slot)), task)
+              : nullptr;
       if (!point_to_point) {
         rt.begin_comm(task.slot, record.start_s);
+        if (features != nullptr)
+          rt.collective_began(features);
         comm_changed(rt);
       }
       double finish_s = 0.0;
@@ -168,12 +178,16 @@ void StreamActor::operator()() const {
         // The interval too starts with the transfer: the wait before it is idle time.
         record.start_s = sg4::Engine::get_clock();
         rt.begin_comm(task.slot, record.start_s);
+        if (features != nullptr)
+          rt.collective_began(features);
         comm_changed(rt);
       }
       if (finish_s > sg4::Engine::get_clock())
         sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();
       rt.end_comm(task.slot, record.end_s);
+      if (features != nullptr)
+        rt.collective_ended(features);
       comm_changed(rt);
       if (state_->record)
         state_->intervals.push_back(record);

@@ -12,6 +12,7 @@
 #include "core/call_matcher.hpp"
 #include "core/rank_runtime.hpp"
 #include "core/simulation_result.hpp"
+#include "core/kernel_features.hpp"
 #include "slowdown/predictor.hpp"
 #include "workloads/workload.hpp"
 
@@ -37,6 +38,7 @@ struct RunState {
   const slowdown::Predictor* slowdown = nullptr;  // compute slowdown under overlap
   bool comm_measured = false;  // collectives take their traced duration, no rendezvous
   std::vector<std::vector<double>> slowdown_of_task;  // per program, per task (kernel_features.hpp)
+  SlowdownByCollective* slowdown_by_collective = nullptr;  // set when the model looks at the collective
 };
 
 class StreamActor {

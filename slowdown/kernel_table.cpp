@@ -89,6 +89,14 @@ std::vector<KernelRow> read_kernel_table(const std::string& path) {
   std::vector<std::size_t> feature_cols;
   for (const auto& f : feature_names())
     feature_cols.push_back(column(f));
+  // The overlapping collective's columns: all of them or none.
+  std::size_t present = 0;
+  for (const auto& f : collective_feature_names())
+    present += std::find(header.begin(), header.end(), f) != header.end();
+  if (present > 0)
+    for (const auto& f : collective_feature_names())
+      feature_cols.push_back(column(f));
+  const auto& names = present > 0 ? extended_feature_names() : feature_names();
   const auto name_col = std::find(header.begin(), header.end(), "kShortName");
 
   std::vector<KernelRow> rows;
@@ -110,7 +118,7 @@ std::vector<KernelRow> read_kernel_table(const std::string& path) {
     if (r.overlap_ratio < 0 || r.overlap_ratio > 1)
       throw UserError(path, line, "overlap_ratio must be within [0, 1], got " + fields[ratio], "fix the row");
     for (std::size_t k = 0; k < feature_cols.size(); ++k)
-      r.features.push_back(static_cast<float>(number(fields[feature_cols[k]], path, line, feature_names()[k])));
+      r.features.push_back(static_cast<float>(number(fields[feature_cols[k]], path, line, names[k])));
     rows.push_back(std::move(r));
   }
   return rows;

@@ -15,7 +15,9 @@ struct KernelRow {
   double isolated_ns = 0.0;
   double measured_ns = 0.0;
   double overlap_ratio = 0.0;
-  std::vector<float> features;  // in feature_names() order
+  // In feature_names() order, followed by collective_feature_names() when the table has those
+  // columns (all five, or none: a table with some of them is refused, naming the first missing).
+  std::vector<float> features;
 };
 
 std::vector<KernelRow> read_kernel_table(const std::string& path);

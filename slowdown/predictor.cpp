@@ -64,6 +64,7 @@ public:
   explicit XGBoostSlowdown(XGBoostModel model) : model_(std::move(model)) {}
   std::string name() const override { return "xgboost"; }
   double slowdown(const Kernel& k) const override { return slowdowns({k}).front(); }
+  bool sees_collective() const override { return model_.with_collective(); }
   std::vector<double> slowdowns(const std::vector<Kernel>& kernels) const override {
     std::vector<std::vector<float>> rows;
     for (const Kernel& k : kernels) {
@@ -71,6 +72,12 @@ public:
       if (f.empty())
         f.assign(feature_names().size(), std::nanf(""));
       f[0] = static_cast<float>(k.duration_s * 1e9);  // ground_truth: the isolated duration in ns
+      if (model_.with_collective()) {
+        if (k.collective.size() == collective_feature_names().size())
+          f.insert(f.end(), k.collective.begin(), k.collective.end());
+        else
+          f.insert(f.end(), collective_feature_names().size(), std::nanf(""));
+      }
       rows.push_back(std::move(f));
     }
     return model_.predict(rows);

@@ -22,6 +22,7 @@ struct Kernel {
   std::string_view category;  // "gemm", ... as trace categories are named in lower case
   double duration_s = 0.0;    // isolated
   std::vector<float> features;  // in feature_names() order (NaN where unknown); empty: none known
+  std::vector<float> collective;  // the overlapping collective, collective_feature_names() order; empty: unknown
 };
 
 class Predictor {
@@ -39,6 +40,9 @@ public:
   }
   // True when every kernel's slowdown is zero: the engine can skip tracking overlap.
   virtual bool is_none() const { return false; }
+  // True when the slowdown depends on which collective runs beside the kernel (Kernel::collective):
+  // the engine then asks again whenever that changes.
+  virtual bool sees_collective() const { return false; }
 };
 
 std::unique_ptr<Predictor> make_none();

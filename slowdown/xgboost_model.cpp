@@ -19,18 +19,26 @@ void check(int code, const char* what) {
     throw std::runtime_error(std::string("xgboost: ") + what + ": " + XGBGetLastError());
 }
 
+const std::vector<std::string>& names_for(bool with_collective) {
+  return with_collective ? extended_feature_names() : feature_names();
+}
+
 // A DMatrix over rows of features, with their feature names.
 struct Matrix {
   DMatrixHandle h = nullptr;
-  explicit Matrix(const std::vector<std::vector<float>>& rows) {
-    const std::size_t cols = feature_names().size();
+  Matrix(const std::vector<std::vector<float>>& rows, bool with_collective) {
+    const auto& columns = names_for(with_collective);
+    const std::size_t cols = columns.size();
     std::vector<float> flat;
     flat.reserve(rows.size() * cols);
-    for (const auto& r : rows)
+    for (const auto& r : rows) {
+      if (r.size() != cols)
+        throw std::logic_error("xgboost: a row of " + std::to_string(r.size()) + " features for a model of " + std::to_string(cols));
       flat.insert(flat.end(), r.begin(), r.end());
+    }
     check(XGDMatrixCreateFromMat(flat.data(), rows.size(), cols, std::nanf(""), &h), "matrix");
     std::vector<const char*> names;
-    for (const auto& n : feature_names())
+    for (const auto& n : columns)
       names.push_back(n.c_str());
     check(XGDMatrixSetStrFeatureInfo(h, "feature_name", names.data(), names.size()), "feature names");
   }
@@ -66,10 +74,16 @@ XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const Train
   if (features.empty())
     throw UserError("", 0, "no kernel in the tables overlapped communication (overlap_ratio > 0)",
                     "train on measurements of kernels that ran beside NCCL kernels");
-  Matrix m(features);
+  const bool with_collective = features.front().size() == extended_feature_names().size();
+  for (const auto& f : features)
+    if ((f.size() == extended_feature_names().size()) != with_collective)
+      throw UserError("", 0, "some tables have the overlapping collective's columns and some do not",
+                      "train on tables that all have, or all lack, the columns comm_op ... comm_bytes");
+  Matrix m(features, with_collective);
   check(XGDMatrixSetFloatInfo(m.h, "label", labels.data(), labels.size()), "labels");
   check(XGDMatrixSetFloatInfo(m.h, "weight", weights.data(), weights.size()), "weights");
   XGBoostModel model;
+  model.with_collective_ = with_collective;
   check(XGBoosterCreate(&m.h, 1, &model.booster_), "booster");
   auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(model.booster_, k, v.c_str()), k); };
   set("objective", "reg:pseudohubererror");
@@ -83,7 +97,7 @@ XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const Train
   set("nthread", "1");
   set("verbosity", "0");
   std::vector<const char*> names;
-  for (const auto& n : feature_names())
+  for (const auto& n : names_for(with_collective))
     names.push_back(n.c_str());
   check(XGBoosterSetStrFeatureInfo(model.booster_, "feature_name", names.data(), names.size()), "feature names");
   for (int i = 0; i < p.rounds; ++i)
@@ -104,7 +118,8 @@ XGBoostModel XGBoostModel::load(const std::string& path) {
   const char** names = nullptr;
   check(XGBoosterGetStrFeatureInfo(model.booster_, "feature_name", &n, &names), "feature names");
   std::vector<std::string> have(names, names + n);
-  if (have != feature_names()) {
+  model.with_collective_ = have == extended_feature_names();
+  if (have != feature_names() && !model.with_collective_) {
     std::string list;
     for (const auto& h : have)
       list += (list.empty() ? "" : ", ") + h;
@@ -112,7 +127,8 @@ XGBoostModel XGBoostModel::load(const std::string& path) {
     for (const auto& f : feature_names())
       want += (want.empty() ? "" : ", ") + f;
     throw UserError(path, 0, "the model's features are [" + list + "], not echo-des's",
-                    "train it on the columns " + want + " (in that order)");
+                    "train it on the columns " + want + " (in that order), optionally followed by comm_op, "
+                    "comm_algorithm, comm_protocol, comm_channels, comm_bytes");
   }
   return model;
 }
@@ -124,7 +140,7 @@ void XGBoostModel::save(const std::string& path) const {
 std::vector<double> XGBoostModel::predict(const std::vector<std::vector<float>>& features) const {
   if (features.empty())
     return {};
-  Matrix m(features);
+  Matrix m(features, with_collective_);
   bst_ulong len = 0;
   const float* out = nullptr;
   check(XGBoosterPredict(booster_, m.h, 0, 0, 0, &len, &out), "prediction");

@@ -2,7 +2,8 @@
 // XGBoostModel: a gradient-boosted-trees slowdown predictor (Debian's libxgboost, C API). It
 // learns a kernel's slowdown s from its features (features.hpp) over the kernels that overlapped
 // communication, and is kept as XGBoost JSON, feature names included, so that models trained by
-// other tools on the same column names load too (a model with other names is refused).
+// other tools on the same column names load too (a model with other names is refused). Rows carry
+// feature_names() or, when the table had the collective's columns, extended_feature_names().
 #include "slowdown/kernel_table.hpp"
 
 #include <cstdint>
@@ -33,6 +34,8 @@ public:
 
   // Predicted slowdown per row (features only are read).
   std::vector<double> predict(const std::vector<std::vector<float>>& features) const;
+  // Trained with the overlapping collective's features too (extended_feature_names()).
+  bool with_collective() const { return with_collective_; }
 
   XGBoostModel(XGBoostModel&&) noexcept;
   XGBoostModel& operator=(XGBoostModel&&) noexcept;
@@ -42,6 +45,7 @@ public:
 private:
   XGBoostModel() = default;
   void* booster_ = nullptr;
+  bool with_collective_ = false;
 };
 
 } // namespace echo::slowdown

@@ -580,6 +580,33 @@ TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics")
             .find("not an XGBoost model") != std::string::npos);
 }
 
+TEST_CASE("an xgboost model trained with the collective's features is asked about the call running beside the kernel") {
+  TempDir dir;
+  // Kernels slow down by 0.5 beside calls of more than 10 MB, by 0.1 beside smaller ones.
+  std::string csv =
+      "kShortName,ground_truth,duration,overlap_ratio,Compute throughput,SM,Memory throughput,DRAM throughput,"
+      "Achieved occupancy,Maximum occupancy,L1 hit rate,L2 hit rate,comm_op,comm_algorithm,comm_protocol,comm_channels,comm_bytes\n";
+  for (int i = 0; i < 200; ++i) {
+    const double bytes = i % 2 ? 2e7 : 5e6, t0 = 10000 + 100.0 * i, s = bytes > 1e7 ? 0.5 : 0.1;
+    csv += "k," + std::to_string(t0) + "," + std::to_string(0.5 * t0 + 0.5 * t0 * (1 + s)) +
+           ",0.5,30,108,50,50,50,100,10,40,7,nan,nan,nan," + std::to_string(bytes) + "\n";
+  }
+  const auto trained = run_cli("slowdown train --csv '" + dir.file("k.csv", csv) + "' -o '" + (dir / "m.json") + "' --rounds 200 --depth 2");
+  INFO(trained.err);
+  REQUIRE(trained.code == 0);
+  CHECK(slurp(dir / "m.json").find("comm_bytes") != std::string::npos);
+  const std::string model = " --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'";
+  // 5 MB beside the kernel (20-70 us): s = 0.1, 50 us at 1/1.1 speed: 4.55 us lost.
+  const json small = run_json("'" + job_for(dir, overlap_trace()) + "'" + model);
+  CHECK(small["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(50e-6 * 0.1 / 1.1).epsilon(0.03));
+  // 20 MB (20-220 us): s = 0.5 from 20 us to the kernel's end: 80 us of work take 120 us.
+  std::string big = overlap_trace();
+  for (std::size_t at; (at = big.find("bytes: 5000000")) != std::string::npos;)
+    big.replace(at, 14, "bytes: 20000000");
+  const json large = run_json("'" + job_for(dir, big) + "'" + model);
+  CHECK(large["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(40e-6).epsilon(0.03));
+}
+
 TEST_CASE("import echo-tracer on the command line: a trace that runs, or exit 2") {
   CHECK(run_cli("import echo-tracer /nonexistent/folder").code == 2);
   const std::string folder = ECHO_SOURCE_DIR "/../shared/data/echo-tracer";

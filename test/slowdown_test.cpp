@@ -116,3 +116,12 @@ TEST_CASE("slowdown train and eval on the command line, eval --json as one objec
   CHECK(echo::test::run_cli("slowdown eval --model '" + csv + "' --csv '" + csv + "'").code == 2);
   CHECK(echo::test::run_cli("slowdown train --csv '" + csv + "' -o '" + (dir / "x.json") + "' --folds 1").code == 2);
 }
+
+TEST_CASE("a kernel table with some of the collective's columns is refused, naming the first missing") {
+  TempDir dir;
+  const std::string path = dir.file("k.csv",
+                                    "ground_truth,duration,overlap_ratio,Compute throughput,SM,Memory throughput,DRAM throughput,"
+                                    "Achieved occupancy,Maximum occupancy,L1 hit rate,L2 hit rate,comm_op,comm_bytes\n"
+                                    "100,110,0.5,1,108,1,1,1,1,1,1,1,1000\n");
+  CHECK_THROWS_WITH_AS(echo::slowdown::read_kernel_table(path), doctest::Contains("no column 'comm_algorithm'"), echo::UserError);
+}
