@@ -219,3 +219,17 @@ TEST_CASE("a Kineto trace profiled without CUDA activities is a clear error") {
   CHECK(r.err.find("no GPU event") != std::string::npos);
   CHECK(r.err.find("ProfilerActivity.CUDA") != std::string::npos);
 }
+
+TEST_CASE("Kineto ranks whose collectives do not match: the first mismatch is named, exit 2") {
+  TempDir dir;
+  std::string rank1 = kTrace;
+  rank1.replace(rank1.find("\"rank\": 0"), 9, "\"rank\": 1");
+  rank1.replace(rank1.find("\"In msg nelems\": 1048576"), 24, "\"In msg nelems\": 2097152");
+  dir.file("r0.json", kTrace);
+  dir.file("r1.json", rank1);
+  const auto r = run_cli("run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: [r0.json, r1.json]}\n") + " -q");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("members of one collective disagree on communicator 'pg0', call #0") != std::string::npos);
+  CHECK(r.err.find("all_reduce of 8388608 bytes") != std::string::npos);
+  CHECK(r.err.find("all_reduce of 4194304 bytes") != std::string::npos);
+}
