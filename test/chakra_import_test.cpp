@@ -161,18 +161,15 @@ TEST_CASE("fuzz: randomly truncated Chakra and Kineto files give clean errors, n
       R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 5, "tid": 1, "args": {"correlation": 1}},)"
       R"({"ph": "X", "cat": "kernel", "name": "sgemm", "ts": 20, "dur": 100, "tid": 7, "args": {"correlation": 1, "stream": 7}}]})";
   std::mt19937 random(20261122);  // fixed: the same cuts on every run
-  for (int i = 0; i < 12; ++i) {
-    const std::size_t cut = std::uniform_int_distribution<std::size_t>(0, chakra.size() - 1)(random);
-    const auto r = run_cli("import chakra " + dir.file("c.0.et", chakra.substr(0, cut)) + " -o " + (dir / "o.pb"));
-    INFO("Chakra cut at byte " << cut << ": " << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.err.find("echo-des: error: ") == 0);
-  }
-  for (int i = 0; i < 12; ++i) {
-    const std::size_t cut = std::uniform_int_distribution<std::size_t>(0, kineto.size() - 1)(random);
-    const auto r = run_cli("import kineto " + dir.file("k.json", kineto.substr(0, cut)) + " -o " + (dir / "o.pb"));
-    INFO("Kineto cut at byte " << cut << ": " << r.err);
-    CHECK(r.code == 2);
-    CHECK(r.err.find("echo-des: error: ") == 0);
-  }
+  auto cut_and_import = [&](const std::string& importer, const std::string& name, const std::string& whole) {
+    for (int i = 0; i < 12; ++i) {
+      const std::size_t cut = std::uniform_int_distribution<std::size_t>(0, whole.size() - 1)(random);
+      const auto r = run_cli("import " + importer + " " + dir.file(name, whole.substr(0, cut)) + " -o " + (dir / "o.pb"));
+      INFO(importer << " file cut at byte " << cut << ": " << r.err);
+      CHECK(r.code == 2);
+      CHECK(r.err.find("echo-des: error: ") == 0);
+    }
+  };
+  cut_and_import("chakra", "c.0.et", chakra);
+  cut_and_import("kineto", "k.json", kineto);
 }
