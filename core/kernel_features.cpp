@@ -9,7 +9,7 @@
 namespace echo::core {
 
 slowdown::Kernel kernel_of(const workloads::RankProgram& program, const workloads::ProgramTask& task) {
-  slowdown::Kernel k{category_name(task.category), static_cast<double>(task.duration_ns) * 1e-9, {}};
+  slowdown::Kernel k{category_name(task.category), static_cast<double>(task.duration_ns) * 1e-9, {}, {}};
   if (task.metrics != workloads::kNoMetrics) {
     const trace::KernelMetrics& m = program.metrics[task.metrics];
     k.features = {static_cast<float>(task.duration_ns),       static_cast<float>(m.compute_throughput()),

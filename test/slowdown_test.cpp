@@ -37,13 +37,13 @@ std::string synthetic_table(int n) {
 } // namespace
 
 TEST_CASE("predictors: none, constant, category with defaults and overrides") {
-  CHECK(slowdown::make_none()->slowdown({"gemm", 1e-3, {}}) == 0.0);
+  CHECK(slowdown::make_none()->slowdown({"gemm", 1e-3, {}, {}}) == 0.0);
   CHECK(slowdown::make_none()->is_none());
-  CHECK(slowdown::make_constant(0.3)->slowdown({"elementwise", 1e-3, {}}) == 0.3);
+  CHECK(slowdown::make_constant(0.3)->slowdown({"elementwise", 1e-3, {}, {}}) == 0.3);
   const auto category = slowdown::make_category({{"gemm", 0.25}});
-  CHECK(category->slowdown({"gemm", 1e-3, {}}) == 0.25);
-  CHECK(category->slowdown({"normalization", 1e-3, {}}) == slowdown::category_defaults().at("normalization"));
-  CHECK(category->slowdown({"unspecified", 1e-3, {}}) == slowdown::category_defaults().at("other"));
+  CHECK(category->slowdown({"gemm", 1e-3, {}, {}}) == 0.25);
+  CHECK(category->slowdown({"normalization", 1e-3, {}, {}}) == slowdown::category_defaults().at("normalization"));
+  CHECK(category->slowdown({"unspecified", 1e-3, {}, {}}) == slowdown::category_defaults().at("other"));
 }
 
 TEST_CASE("kernel tables: quoted fields, and what is wrong with a bad one") {

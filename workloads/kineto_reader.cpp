@@ -332,9 +332,10 @@ public:
       if (g.category == "kernel" && lowercase(g.name).rfind("nccl", 0) == 0)
         add_nccl_call(g);
     }
-    if (!f.syncs.empty())
-      add_traced_syncs();
-    else
+    // Stream waits are exact when Kineto says which record they waited on; older Kineto does not.
+    const bool exact = std::any_of(f.syncs.begin(), f.syncs.end(), [](const GpuEvent& s) { return s.wait_on_record >= 0; });
+    add_traced_syncs(exact);
+    if (!exact)
       infer_process_group_waits();
   }
 
@@ -386,13 +387,14 @@ private:
     ++collectives;
   }
 
-  // Kineto's cuda_sync events (enable_cuda_sync_events): the waits exactly as the program made them.
-  void add_traced_syncs() {
+  // Kineto's cuda_sync events (enable_cuda_sync_events): the waits exactly as the program made them
+  // — host-side synchronisations always, stream waits when `with_stream_waits`.
+  void add_traced_syncs(bool with_stream_waits) {
     std::uint32_t next_event = 1;
     std::map<std::int64_t, std::uint32_t> event_of_record;  // record correlation -> event
     for (const GpuEvent& s : f_.syncs) {
       tracer::Synchronization sync;
-      if (s.name == "Stream Wait Event")
+      if (s.name == "Stream Wait Event" && with_stream_waits)
         sync.kind = tracer::SyncKind::stream_wait_event;
       else if (s.name == "Event Sync")
         sync.kind = tracer::SyncKind::event_synchronize;
@@ -401,7 +403,7 @@ private:
       else if (s.name == "Context Sync")
         sync.kind = tracer::SyncKind::context_synchronize;
       else
-        continue;
+        continue;  // a stream wait without its record (older Kineto): inferred instead
       sync.correlation = corr(s.correlation);
       sync.stream = static_cast<std::uint32_t>(s.stream);
       sync.start_ns = static_cast<std::uint64_t>(s.start_ns);

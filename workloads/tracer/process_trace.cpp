@@ -104,7 +104,7 @@ private:
       if (it == api_.end() && window && !window->contains(g.start_ns))
         continue;
       if (it == api_.end() && window && !log_.api.empty())
-        continue;  // launched by a call outside the window
+        continue;  // its launch call is outside the window (or was not recorded)
       work_.push_back({&g, it != api_.end() ? it->second->start_ns : g.start_ns, it != api_.end() ? it->second->thread : 0,
                        it != api_.end(), kNoTask, kNoTask});
     }
