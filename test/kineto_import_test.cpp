@@ -233,3 +233,28 @@ TEST_CASE("Kineto ranks whose collectives do not match: the first mismatch is na
   CHECK(r.err.find("all_reduce of 8388608 bytes") != std::string::npos);
   CHECK(r.err.find("all_reduce of 4194304 bytes") != std::string::npos);
 }
+
+TEST_CASE("Kineto cuda_sync events without their record ids (older Kineto): stream waits are inferred, host waits kept") {
+  // kTrace plus a Stream Sync on the host after the optimizer's launch and a Stream Wait Event that
+  // does not say which record it waited on: the ProcessGroupNCCL rule still orders the streams.
+  std::string older = kTrace;
+  const std::string extra =
+      R"(, {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "tid": 13, "ts": 129, "dur": 0, "args": {"correlation": 2, "stream": 13}})"
+      R"(, {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 141, "dur": 120, "args": {"correlation": 4}})"
+      R"(, {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "tid": 7, "ts": 141, "dur": 120, "args": {"correlation": 4, "stream": 7}})";
+  older.insert(older.rfind(']'), extra);
+  TempDir dir;
+  const auto r = run_cli("import kineto " + dir.file("r.json", older) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  std::map<std::string, const trace::Task*> task;
+  for (const auto& x : t.templates(0).tasks())
+    task[x.name().substr(0, 12)] = &x;
+  auto waits = [&](const std::string& a, const std::string& b) {
+    return std::find(task.at(a)->deps().begin(), task.at(a)->deps().end(), task.at(b)->id()) != task.at(a)->deps().end();
+  };
+  CHECK(waits("ncclAllReduc", "ampere_sgemm"));  // inferred: the collective waits for the GEMM
+  CHECK(waits("multi_tensor", "ncclAllReduc"));  // and the optimizer for the collective
+  CHECK(waits("host synchro", "multi_tensor"));  // the host waited for stream 7
+}
