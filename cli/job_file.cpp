@@ -158,11 +158,11 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   if (has_training_section(workload)) {
-    for (const char* key : {"trace", "replicate", "comm"})
+    for (const char* key : {"trace", "kineto", "chakra", "replicate", "comm"})
       if (workload[key])
         throw UserError(shown_name, line_of(workload[key]),
                         std::string("`workload.") + key + "` belongs to a traced workload, but this one is generated from `model`",
-                        "keep either `trace` (and replicate / comm) or `model` / `training` / `parallel`");
+                        "keep either a trace (`trace`, `kineto` or `chakra`, with replicate / comm) or `model` / `training` / `parallel`");
     job.training = read_training_job(workload, shown_name, base_dir);
   } else {
   if (workload["comm"]) {
@@ -180,19 +180,32 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                       "write e.g. `replicate: {dp: 64}`");
     job.replicate_dp = dp;
   }
-  if (workload["kineto"]) {
+  // Files of real runs, one per rank: `kineto: [...]` or `chakra: [...]` (one file may stand alone).
+  auto file_list = [&](const char* key, const char* label, const char* example) {
     if (workload["trace"])
-      throw UserError(shown_name, line_of(workload["kineto"]), "`workload` names both a trace and Kineto files",
-                      "keep one: `trace: FILE` or `kineto: [FILE, ...]`");
-    const YAML::Node k = workload["kineto"];
+      throw UserError(shown_name, line_of(workload[key]), std::string("`workload` names both a trace and ") + label + " files",
+                      std::string("keep one: `trace: FILE` or `") + key + ": [FILE, ...]`");
+    const YAML::Node k = workload[key];
+    std::vector<std::string> files;
     if (k.IsSequence()) {
       for (const auto& item : k)
-        job.kineto.push_back(resolve(scalar(item, "kineto", shown_name), base_dir));
+        files.push_back(resolve(scalar(item, key, shown_name), base_dir));
     } else {
-      job.kineto.push_back(resolve(scalar(k, "kineto", shown_name), base_dir));
+      files.push_back(resolve(scalar(k, key, shown_name), base_dir));
     }
-    if (job.kineto.empty())
-      throw UserError(shown_name, line_of(k), "`kineto` lists no file", "write `kineto: [rank0.json.gz, rank1.json.gz]`");
+    if (files.empty())
+      throw UserError(shown_name, line_of(k), std::string("`") + key + "` lists no file", std::string("write `") + key + ": [" + example + "]`");
+    return files;
+  };
+  if (workload["kineto"] && workload["chakra"])
+    throw UserError(shown_name, line_of(workload["chakra"]), "`workload` names both Kineto and Chakra files", "keep one of them");
+  if (workload["chakra"] && workload["replicate"])
+    throw UserError(shown_name, line_of(workload["replicate"]), "`replicate` does not apply to Chakra files",
+                    "give every rank's Chakra file; replicate applies to native traces and Kineto files");
+  if (workload["kineto"]) {
+    job.kineto = file_list("kineto", "Kineto", "rank0.json.gz, rank1.json.gz");
+  } else if (workload["chakra"]) {
+    job.chakra = file_list("chakra", "Chakra", "llama.0.et, llama.1.et");
   } else if (!workload["trace"]) {
     throw UserError(shown_name, line_of(workload), "`workload` names no trace and no model",
                     "write `workload: {trace: trace.pbtxt}`, or `workload: {model: {name: gpt3-1.3b}}`");

@@ -10,6 +10,7 @@
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
 #include "core/rank_folding.hpp"
+#include "workloads/chakra_reader.hpp"
 #include "workloads/kineto_reader.hpp"
 #include "workloads/replicate.hpp"
 #include "workloads/trace_reader.hpp"
@@ -55,6 +56,11 @@ Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
                                ? workloads::replicate_dp(workloads::as_dp_replica(k.trace, k.traced_ranks, source), job.replicate_dp, source)
                                : k.trace;
     init(job.platform, workloads::build_workload(t, source), job.communication, job.slowdown, job.comm_measured);
+    return;
+  }
+  if (!job.chakra.empty()) {
+    init(job.platform, workloads::build_workload(workloads::read_chakra(job.chakra).trace, job.chakra.front()), job.communication,
+         job.slowdown, job.comm_measured);
     return;
   }
   if (!job.training) {

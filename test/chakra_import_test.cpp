@@ -120,12 +120,27 @@ TEST_CASE("a Chakra trace becomes kernels, host time, collectives on their proce
   REQUIRE(t.communicators_size() == 1);
   CHECK(t.communicators(0).ranks_size() == 2);
 
+  // A job names the files directly; the same job, and the clear mistakes.
+  const auto direct = run_cli("run " + dir.file("direct.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et, job.1.et], comm: measured}\n") +
+                              " --json -q");
+  INFO(direct.err);
+  REQUIRE(direct.code == 0);
+  const auto rep = run_cli("run " + dir.file("rep.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], replicate: {dp: 2}}\n") + " -q");
+  CHECK(rep.code == 2);
+  CHECK(rep.err.find("`replicate` does not apply to Chakra files") != std::string::npos);
+  const auto both = run_cli("run " + dir.file("both.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], kineto: [x.json]}\n") + " -q");
+  CHECK(both.code == 2);
+  CHECK(both.err.find("both Kineto and Chakra files") != std::string::npos);
+  const auto generated = run_cli("run " + dir.file("gen.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], model: {name: gpt3-1.3b}}\n") + " -q");
+  CHECK(generated.code == 2);
+  CHECK(generated.err.find("`workload.chakra` belongs to a traced workload") != std::string::npos);
   // The imported job runs; `comm: measured` keeps the traced 40 us AllReduce.
   const auto run = run_cli("run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: t.pbtxt, comm: measured}\n") +
                            " --json -q");
   INFO(run.err);
   REQUIRE(run.code == 0);
   CHECK(nlohmann::json::parse(run.out)["iteration_time_ns"].get<double>() >= 140'000);
+  CHECK(nlohmann::json::parse(direct.out)["iteration_time_ns"] == nlohmann::json::parse(run.out)["iteration_time_ns"]);
 }
 
 TEST_CASE("bad Chakra input: a clear message and exit code 2") {

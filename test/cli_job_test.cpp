@@ -61,7 +61,7 @@ TEST_CASE("unknown keys are named with their line and the allowed keys") {
   const std::string inner = error_of("platform:\n  preset: dgx-a100\n  nic_bandwidth: 1Gbps\nworkload: {trace: t.pb}\n");
   CHECK(inner.find("job.yaml:3: unknown key 'nic_bandwidth' in `platform`") == 0);
   CHECK(inner.find("nic_bw") != std::string::npos);
-  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb, chakra: x}\n").find("unknown key 'chakra' in `workload`") !=
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb, nsys: x}\n").find("unknown key 'nsys' in `workload`") !=
         std::string::npos);
 }
 
