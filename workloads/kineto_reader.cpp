@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace echo::workloads {
 
@@ -315,6 +316,7 @@ public:
   StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank,
               std::map<std::string, std::vector<std::uint32_t>>& groups)
       : path_(path), f_(f), rank_(rank), groups_(groups) {
+    number_correlations();
     log_.launcher_rank = rank;
     log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns)});
     for (const RuntimeCall& c : f.calls)
@@ -343,7 +345,24 @@ public:
   std::uint64_t collectives = 0;
 
 private:
-  static std::uint32_t corr(std::int64_t c) { return static_cast<std::uint32_t>(c) * kSpacing; }
+  // Kineto's correlation ids, renumbered densely in their order and spaced by kSpacing (they may
+  // be large; the records hold 32 bits, as CUPTI's do).
+  void number_correlations() {
+    std::vector<std::int64_t> all;
+    for (const RuntimeCall& c : f_.calls)
+      all.push_back(c.correlation);
+    for (const GpuEvent& g : f_.gpu)
+      all.push_back(g.correlation);
+    for (const GpuEvent& s : f_.syncs) {
+      all.push_back(s.correlation);
+      all.push_back(s.wait_on_record);
+    }
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (std::size_t i = 0; i < all.size(); ++i)
+      dense_.emplace(all[i], static_cast<std::uint32_t>((i + 1) * kSpacing));
+  }
+  std::uint32_t corr(std::int64_t c) const { return dense_.at(c); }
 
   // The NCCL call behind a kernel, from the args PyTorch's ProcessGroupNCCL recorded.
   void add_nccl_call(const GpuEvent& g) {
@@ -460,6 +479,7 @@ private:
   int rank_;
   std::map<std::string, std::vector<std::uint32_t>>& groups_;
   std::map<std::string, std::uint64_t> comm_of_slot_;
+  std::unordered_map<std::int64_t, std::uint32_t> dense_;
   tracer::ActivityLog log_;
 };
 
