@@ -158,7 +158,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   if (has_training_section(workload)) {
-    for (const char* key : {"trace", "kineto", "chakra", "replicate", "comm"})
+    for (const char* key : {"trace", "kineto", "step", "chakra", "replicate", "comm"})
       if (workload[key])
         throw UserError(shown_name, line_of(workload[key]),
                         std::string("`workload.") + key + "` belongs to a traced workload, but this one is generated from `model`",
@@ -199,11 +199,23 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   };
   if (workload["kineto"] && workload["chakra"])
     throw UserError(shown_name, line_of(workload["chakra"]), "`workload` names both Kineto and Chakra files", "keep one of them");
+  if (workload["step"] && !workload["kineto"])
+    throw UserError(shown_name, line_of(workload["step"]), "`step` chooses the ProfilerStep of Kineto files, but the workload has none",
+                    "drop `step`, or name the files with `kineto: [...]`");
   if (workload["chakra"] && workload["replicate"])
     throw UserError(shown_name, line_of(workload["replicate"]), "`replicate` does not apply to Chakra files",
                     "give every rank's Chakra file; replicate applies to native traces and Kineto files");
   if (workload["kineto"]) {
     job.kineto = file_list("kineto", "Kineto", "rank0.json.gz, rank1.json.gz");
+    if (workload["step"]) {
+      const std::string text = scalar(workload["step"], "step", shown_name);
+      int step = -1;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+      if (ec != std::errc() || end != text.data() + text.size() || step < 0)
+        throw UserError(shown_name, line_of(workload["step"]), "`step` must be a ProfilerStep number (0 or more), got '" + text + "'",
+                        "write e.g. `step: 6` for ProfilerStep#6, or leave it out for the last step");
+      job.kineto_step = step;
+    }
   } else if (workload["chakra"]) {
     job.chakra = file_list("chakra", "Chakra", "llama.0.et, llama.1.et");
   } else if (!workload["trace"]) {

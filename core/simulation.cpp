@@ -50,7 +50,7 @@ struct Simulation::Impl {
 
 Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   if (!job.kineto.empty()) {
-    const workloads::KinetoImport k = workloads::read_kineto(job.kineto);
+    const workloads::KinetoImport k = workloads::read_kineto(job.kineto, job.kineto_step);
     const std::string& source = job.kineto.front();
     const trace::Trace t = job.replicate_dp > 0
                                ? workloads::replicate_dp(workloads::as_dp_replica(k.trace, k.traced_ranks, source), job.replicate_dp, source)

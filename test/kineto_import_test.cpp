@@ -133,6 +133,23 @@ TEST_CASE("a job can name Kineto files directly") {
                                                            "workload: {kineto: [alone.json], replicate: {dp: 4}}\n") + " -q");
   CHECK(no_dp.code == 2);
   CHECK(no_dp.err.find("nothing tells the data-parallel group") != std::string::npos);
+  // `step` picks the ProfilerStep, as `import kineto --step` does.
+  const auto stepped = run_cli("run " + dir.file("step.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                             "workload: {kineto: [rank0.json], step: 3, comm: measured}\n") + " --json -q");
+  REQUIRE(stepped.code == 0);
+  CHECK(nlohmann::json::parse(stepped.out)["iteration_time_ns"] == 260000);
+  const auto missing_step = run_cli("run " + dir.file("step9.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                                  "workload: {kineto: [rank0.json], step: 9}\n") + " -q");
+  CHECK(missing_step.code == 2);
+  CHECK(missing_step.err.find("has no ProfilerStep#9") != std::string::npos);
+  const auto bad_step = run_cli("run " + dir.file("stepx.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                              "workload: {kineto: [rank0.json], step: last}\n") + " -q");
+  CHECK(bad_step.code == 2);
+  CHECK(bad_step.err.find("`step` must be a ProfilerStep number") != std::string::npos);
+  const auto stray_step = run_cli("run " + dir.file("stray.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                                "workload: {trace: t.pb, step: 3}\n") + " -q");
+  CHECK(stray_step.code == 2);
+  CHECK(stray_step.err.find("`step` chooses the ProfilerStep of Kineto files") != std::string::npos);
   const auto empty = run_cli("run " + dir.file("empty.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: []}\n") + " -q");
   CHECK(empty.code == 2);
   CHECK(empty.err.find("`kineto` lists no file") != std::string::npos);
