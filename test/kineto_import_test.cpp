@@ -111,10 +111,16 @@ TEST_CASE("a job can name Kineto files directly") {
   INFO(run.err);
   REQUIRE(run.code == 0);
   CHECK(nlohmann::json::parse(run.out)["iteration_time_ns"] == 260000);
-  const auto both = run_cli("run " + dir.file("both.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
-                                                          "workload: {kineto: [rank0.json], trace: t.pb}\n") + " -q");
-  CHECK(both.code == 2);
-  CHECK(both.err.find("both a trace and Kineto files") != std::string::npos);
+  // A job whose `workload` section is wrong: exit 2 and the message.
+  int jobs = 0;
+  auto error_of = [&](const std::string& workload) {
+    const auto r = run_cli("run " + dir.file("bad" + std::to_string(++jobs) + ".yaml",
+                                             "platform: {preset: dgx-a100, nodes: 1}\nworkload: " + workload + "\n") + " -q");
+    CHECK(r.code == 2);
+    return r.err;
+  };
+  CHECK(error_of("{kineto: [rank0.json], trace: t.pb}").find("both a trace and Kineto files") != std::string::npos);
+  CHECK(error_of("{kineto: []}").find("`kineto` lists no file") != std::string::npos);
   // replicate: the traced rank is one replica; its process group reaching rank 1 is the
   // data-parallel one, grown to 4 ranks, each running the traced program.
   const auto replicated = run_cli("run " + dir.file("rep.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
@@ -129,30 +135,15 @@ TEST_CASE("a job can name Kineto files directly") {
   std::string alone = kTrace;
   alone.replace(alone.find("\"[0, 1]\""), 8, "\"[0]\"");
   dir.file("alone.json", alone);
-  const auto no_dp = run_cli("run " + dir.file("alone.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
-                                                           "workload: {kineto: [alone.json], replicate: {dp: 4}}\n") + " -q");
-  CHECK(no_dp.code == 2);
-  CHECK(no_dp.err.find("nothing tells the data-parallel group") != std::string::npos);
+  CHECK(error_of("{kineto: [alone.json], replicate: {dp: 4}}").find("nothing tells the data-parallel group") != std::string::npos);
   // `step` picks the ProfilerStep, as `import kineto --step` does.
   const auto stepped = run_cli("run " + dir.file("step.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
                                                              "workload: {kineto: [rank0.json], step: 3, comm: measured}\n") + " --json -q");
   REQUIRE(stepped.code == 0);
   CHECK(nlohmann::json::parse(stepped.out)["iteration_time_ns"] == 260000);
-  const auto missing_step = run_cli("run " + dir.file("step9.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
-                                                                  "workload: {kineto: [rank0.json], step: 9}\n") + " -q");
-  CHECK(missing_step.code == 2);
-  CHECK(missing_step.err.find("has no ProfilerStep#9") != std::string::npos);
-  const auto bad_step = run_cli("run " + dir.file("stepx.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
-                                                              "workload: {kineto: [rank0.json], step: last}\n") + " -q");
-  CHECK(bad_step.code == 2);
-  CHECK(bad_step.err.find("`step` must be a ProfilerStep number") != std::string::npos);
-  const auto stray_step = run_cli("run " + dir.file("stray.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
-                                                                "workload: {trace: t.pb, step: 3}\n") + " -q");
-  CHECK(stray_step.code == 2);
-  CHECK(stray_step.err.find("`step` chooses the ProfilerStep of Kineto files") != std::string::npos);
-  const auto empty = run_cli("run " + dir.file("empty.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: []}\n") + " -q");
-  CHECK(empty.code == 2);
-  CHECK(empty.err.find("`kineto` lists no file") != std::string::npos);
+  CHECK(error_of("{kineto: [rank0.json], step: 9}").find("has no ProfilerStep#9") != std::string::npos);
+  CHECK(error_of("{kineto: [rank0.json], step: last}").find("`step` must be a ProfilerStep number") != std::string::npos);
+  CHECK(error_of("{trace: t.pb, step: 3}").find("`step` chooses the ProfilerStep of Kineto files") != std::string::npos);
 }
 
 TEST_CASE("bad Kineto input: a clear message and exit code 2") {
