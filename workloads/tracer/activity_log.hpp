@@ -4,6 +4,8 @@
 // synthetic records. Times are nanoseconds on CUPTI's clock; ids are CUPTI's.
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace echo::workloads::tracer {
@@ -82,6 +84,7 @@ struct CaptureRange {
 
 struct ActivityLog {
   std::vector<std::string> names;  // kernel names, interned
+  std::unordered_map<std::string, std::uint32_t> name_index;
   std::vector<GpuActivity> gpu;
   std::vector<ApiCall> api;
   std::vector<EventRecord> event_records;
@@ -95,5 +98,13 @@ struct ActivityLog {
   std::int32_t launcher_rank = -1;
   std::string host;
 };
+
+// The index of `name` in log.names, added on first use.
+inline std::uint32_t intern(ActivityLog& log, std::string_view name) {
+  const auto [it, added] = log.name_index.emplace(std::string(name), static_cast<std::uint32_t>(log.names.size()));
+  if (added)
+    log.names.emplace_back(name);
+  return it->second;
+}
 
 } // namespace echo::workloads::tracer

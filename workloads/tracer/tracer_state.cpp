@@ -7,7 +7,6 @@
 #include <fstream>
 #include <string>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace echo::workloads::tracer {
 
@@ -69,14 +68,6 @@ void TracerState::record(const std::function<void(ActivityLog&)>& add) {
 void TracerState::count_dropped(std::uint64_t n) {
   std::lock_guard lock(mutex_);
   log_.dropped_records += n;
-}
-
-std::uint32_t TracerState::intern(ActivityLog& log, std::string_view name) {
-  static std::unordered_map<std::string, std::uint32_t> index;
-  const auto [it, added] = index.emplace(std::string(name), static_cast<std::uint32_t>(log.names.size()));
-  if (added)
-    log.names.emplace_back(name);
-  return it->second;
 }
 
 void TracerState::set_flush(std::function<void()> flush) {

@@ -19,7 +19,6 @@ public:
   // Runs `add` on the log under the lock if one more record fits; counts a drop otherwise.
   void record(const std::function<void(ActivityLog&)>& add);
   void count_dropped(std::uint64_t n);
-  std::uint32_t intern(ActivityLog& log, std::string_view name);  // call inside record()
 
   // Called once before writing (CUPTI flushes its buffers here).
   void set_flush(std::function<void()> flush);
