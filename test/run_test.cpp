@@ -659,3 +659,10 @@ templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective
 ranks { first: 0 count: 2 template_name: "t" })");
   CHECK(failure_of("'" + unmeasured + "' --set workload.comm=measured").find("has no measured_duration_ns") != std::string::npos);
 }
+
+TEST_CASE("echo-des trace names a tracer library that is not there, exit 2") {
+  TempDir dir;
+  const auto r = run_cli("trace -o " + (dir / "out") + " -- true", "ECHO_TRACER_LIBRARY=/no/such/libecho_tracer.so");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("ECHO_TRACER_LIBRARY names no file") != std::string::npos);
+}
