@@ -1,5 +1,6 @@
 #include "cli/job_file.hpp"
 
+#include "base/file_text.hpp"
 #include "base/user_error.hpp"
 #include "cli/communication_options.hpp"
 #include "cli/job_schema.hpp"
@@ -12,9 +13,7 @@
 
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace echo::cli {
 
@@ -255,12 +254,8 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
 }
 
 core::JobSpec load_job(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in)
-    throw UserError(path, 0, "cannot read the job file", "check the path; examples/default/job.yaml is a working job");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_job(text.str(), path, fs::path(path).parent_path().string(), overrides);
+  return parse_job(read_file_text(path, "job file", "check the path; examples/default/job.yaml is a working job"), path,
+                   fs::path(path).parent_path().string(), overrides);
 }
 
 } // namespace echo::cli

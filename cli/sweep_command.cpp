@@ -5,6 +5,7 @@
 #include "core/sweep_mpi.hpp"
 #include "core/sweep_runner.hpp"
 
+#include "base/file_text.hpp"
 #include "base/user_error.hpp"
 
 #include <algorithm>
@@ -29,15 +30,6 @@ struct SweepOptions {
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   bool resume = false, quiet = false;
 };
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw UserError(path, 0, "cannot read the job file", "check the path");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos)
@@ -146,7 +138,7 @@ Action add_sweep_command(CLI::App& app) {
       return -1;
     const std::vector<SweepAxis> axes = read_sweep_space(opts->space);
     const std::vector<SweepPoint> points = sweep_points(axes);
-    const std::string yaml = read_text(opts->job);
+    const std::string yaml = read_file_text(opts->job, "job file", "check the path");
     const std::string base_dir = fs::path(opts->job).parent_path().string();
     // A job file that is broken on its own is the user's error, not 1,000 invalid points.
     (void)parse_job(yaml, opts->job, base_dir, {});

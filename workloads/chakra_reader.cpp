@@ -2,6 +2,7 @@
 
 #include "workloads/kernel_category.hpp"
 
+#include "base/file_text.hpp"
 #include "base/user_error.hpp"
 #include "proto/chakra_et.pb.h"
 
@@ -9,13 +10,11 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <queue>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 namespace echo::workloads {
@@ -27,15 +26,6 @@ struct ChakraFile {
   std::string version;
   std::vector<chakra::Node> nodes;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UserError(path, 0, "cannot read the Chakra trace", "check the path");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string schema_of(const chakra::GlobalMetadata& m) {
   if (!m.version().empty())
@@ -53,7 +43,7 @@ bool supported(const std::string& v) {
 }
 
 ChakraFile read_file(const std::string& path) {
-  const std::string bytes = slurp(path);
+  const std::string bytes = read_file_text(path, "Chakra trace", "check the path");
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream in(&raw);
   in.SetTotalBytesLimit(std::numeric_limits<int>::max());

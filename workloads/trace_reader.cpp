@@ -3,6 +3,7 @@
 #include "workloads/replicate.hpp"
 #include "workloads/traced_job.hpp"
 
+#include "base/file_text.hpp"
 #include "base/user_error.hpp"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -11,10 +12,8 @@
 
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unistd.h>
 
 namespace echo::workloads {
@@ -185,14 +184,10 @@ Workload build_workload(const trace::Trace& trace, const std::string& path) {
 }
 
 trace::Trace read_trace_message(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UserError(path, 0, "cannot read the trace file", "check the path");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const std::string bytes = read_file_text(path, "trace file", "check the path");
   trace::Trace t;
   if (!is_text_format(path)) {
-    if (!t.ParseFromString(buffer.str()))
+    if (!t.ParseFromString(bytes))
       throw UserError(path, 0, "not a valid binary echo-des trace (protobuf echo.trace.Trace)",
                       "write traces with `echo-des import`, or name a text-format trace *.pbtxt");
     return t;
@@ -200,7 +195,7 @@ trace::Trace read_trace_message(const std::string& path) {
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(buffer.str(), &t))
+  if (!parser.ParseFromString(bytes, &t))
     throw UserError(path, errors.line(), "malformed text-format trace: " + errors.message(),
                     "see proto/trace.proto for the fields and examples/*/trace.pbtxt for samples");
   return t;
@@ -212,12 +207,8 @@ Workload read_trace(const std::string& path, std::uint32_t replicate) {
     const trace::Trace job = read_traced_job(path);
     return build_workload(replicate > 0 ? replicate_dp(job, replicate, path) : job, path);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UserError(path, 0, "cannot read the trace file", "check the path (relative paths in a job file are relative to the job file)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
+  const std::string bytes =
+      read_file_text(path, "trace file", "check the path (relative paths in a job file are relative to the job file)");
 
   trace::Trace t;
   if (!is_text_format(path)) {
