@@ -130,12 +130,17 @@ private:
 
   void index_comms() {
     for (const CommInit& c : log_.comms)
-      slot_of_comm_[c.comm] = c.id;
+      comm_of_handle_[c.comm] = &c;
   }
 
   std::string slot_of(std::uint64_t comm) const {
-    const auto it = slot_of_comm_.find(comm);
-    return it != slot_of_comm_.end() ? it->second : "nccl-comm-" + hex(comm);
+    const auto it = comm_of_handle_.find(comm);
+    return it != comm_of_handle_.end() ? it->second->id : "nccl-comm-" + hex(comm);
+  }
+
+  std::uint64_t comm_size(std::uint64_t comm) const {
+    const auto it = comm_of_handle_.find(comm);
+    return it != comm_of_handle_.end() ? it->second->size : 1;
   }
 
   std::uint32_t stream_index(const std::string& name) {
@@ -178,13 +183,6 @@ private:
     c.set_root(call.root);
     c.set_measured_duration_ns(measured_ns);
     return t.id();
-  }
-
-  std::uint64_t comm_size(std::uint64_t comm) const {
-    for (const CommInit& c : log_.comms)
-      if (c.comm == comm)
-        return c.size;
-    return 1;
   }
 
   void emit_gpu_work() {
@@ -253,10 +251,12 @@ private:
 
   // Without CUPTI (or with its records dropped) an NCCL call is still known from the interposer.
   void emit_calls_without_kernel() {
+    // With a capture window the calls' times are unknown, so a call whose kernel fell outside the
+    // window is not this iteration's (and without CUPTI there is no window).
+    if (capture_window(log_))
+      return;
     for (const auto& [launch, calls] : calls_of_launch_) {
-      // With a capture window the call's time is unknown, so a call whose kernel fell outside the
-      // window is not this iteration's (and without CUPTI there is no window).
-      if (kernel_launches_.count(launch) || capture_window(log_))
+      if (kernel_launches_.count(launch))
         continue;
       const std::string name = "nccl stream " + hex(log_.nccl[calls.front()].stream);
       emit_calls(calls, stream_index(name), name, 0);
@@ -397,7 +397,7 @@ private:
   std::map<std::uint64_t, std::vector<std::size_t>> calls_of_launch_;
   std::unordered_map<std::uint32_t, std::vector<const EventRecord*>> records_of_event_;
   std::set<std::uint64_t> kernel_launches_;
-  std::map<std::uint64_t, std::string> slot_of_comm_;
+  std::map<std::uint64_t, const CommInit*> comm_of_handle_;
   std::map<std::string, std::uint32_t> stream_of_name_;
   std::map<std::uint32_t, std::vector<Work*>> on_stream_;
   std::vector<trace::Task*> task_of_id_;
