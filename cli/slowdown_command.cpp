@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -20,6 +22,7 @@ struct SlowdownOptions {
   slowdown::TrainParams params;
   int folds = 5;
   double constant = 0.020;  // the documented median slowdown of overlapped kernels
+  std::string objective = "kernels";
   bool json = false;
 };
 
@@ -58,6 +61,17 @@ Action add_slowdown_command(CLI::App& app) {
   CLI::App* train = cmd->add_subcommand("train", "Train on measured kernels; print a k-fold cross-validation report");
   train->add_option("--csv", o->csv, "Kernel tables (columns as in ../shared/data/slowdown)")->required()->take_all();
   train->add_option("-o,--out", o->out, "Where to write the model (XGBoost JSON)")->required();
+  train->add_option("--objective", o->objective,
+                    "What to fit: `kernels` (default), each kernel's overlapped duration, robustly -- best share "
+                    "within 10%; `total`, the summed overlapped duration, unbiased -- what an iteration time needs")
+      ->check(CLI::IsMember({"kernels", "total"}));
+  train->add_option("--huber-slope", o->params.huber_slope,
+                    "Objective `kernels`: slowdown residuals beyond this count linearly, not squared (default 0.1)")
+      ->check([](const std::string& v) {
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        return end != v.c_str() && *end == '\0' && x > 0 ? std::string() : "must be a positive number, e.g. 0.1";
+      });
   train->add_option("--rounds", o->params.rounds, "Boosting rounds (default 50)");
   train->add_option("--depth", o->params.max_depth, "Tree depth (default 2)");
   train->add_option("--eta", o->params.eta, "Learning rate (default 0.05)");
@@ -75,10 +89,15 @@ Action add_slowdown_command(CLI::App& app) {
     const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
     const auto constant = slowdown::score(rows, [&](std::size_t) { return o->constant; });
     if (train->parsed()) {
+      o->params.objective = o->objective == "total" ? slowdown::Objective::total : slowdown::Objective::kernels;
       const auto oof = slowdown::out_of_fold_slowdowns(rows, o->params, o->folds);
       const auto cv = slowdown::score(rows, [&](std::size_t i) { return oof[i]; });
       std::cout << o->folds << "-fold cross-validation on " << rows.size() << " kernels (scores on held-out folds):\n"
                 << table(cv, none, constant);
+      const auto impossible = std::count_if(rows.begin(), rows.end(), slowdown::impossible_measurement);
+      if (impossible > 0)
+        std::cout << "not trained on " << impossible << " kernel(s) measured shorter than their non-overlapped part alone "
+                  << "(s < -1; scored all the same)\n";
       slowdown::XGBoostModel::train(rows, o->params).save(o->out);
       std::cout << "model trained on all kernels: " << o->out << "\n";
       return 0;

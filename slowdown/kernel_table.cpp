@@ -130,6 +130,10 @@ double measured_slowdown(const KernelRow& r) {
   return (r.measured_ns - r.isolated_ns) / (r.overlap_ratio * r.isolated_ns);
 }
 
+bool impossible_measurement(const KernelRow& r) {
+  return r.overlap_ratio > 0 && r.measured_ns < (1 - r.overlap_ratio) * r.isolated_ns;
+}
+
 double predicted_ns(const KernelRow& r, double s) {
   return (1 - r.overlap_ratio) * r.isolated_ns + r.overlap_ratio * r.isolated_ns * (1 + s);
 }

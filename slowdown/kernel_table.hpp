@@ -24,6 +24,10 @@ std::vector<KernelRow> read_kernel_table(const std::string& path);
 
 // Slowdown that explains a row's measured duration: duration = (1-r) T0 + r T0 (1 + s).
 double measured_slowdown(const KernelRow& row);
+// A measured duration shorter than the kernel's non-overlapped part alone, (1 - r) T0, would
+// need the overlapped part to take negative time (s < -1): the two durations were not measured on
+// the same launch. Training skips such rows; evaluation keeps every row.
+bool impossible_measurement(const KernelRow& row);
 // The duration a predicted slowdown gives the row.
 double predicted_ns(const KernelRow& row, double slowdown);
 

@@ -59,18 +59,28 @@ XGBoostModel::~XGBoostModel() {
 }
 
 XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const TrainParams& p) {
-  // The label is the measured slowdown s; the weight makes the fit minimise the relative error
-  // of the overlapped *duration*, (T0 (1 + r s) - M) / M = (s - s_measured) r T0 / M: kernels that
-  // overlapped for a sliver carry little (their s is mostly measurement noise).
+  // The label is the measured slowdown s. A kernel's predicted duration errs by (s - s_measured) r T0:
+  // - kernels: relative to its measured duration M, so the weight is (r T0 / M)^2; kernels that
+  //   overlapped for a sliver carry little (their s is mostly measurement noise);
+  // - total: in absolute time, weight r T0, which makes each leaf's value the duration-weighted
+  //   mean of its kernels' s (scaled to average 1, so that min_child_weight counts kernels).
   std::vector<std::vector<float>> features;
   std::vector<float> labels, weights;
   for (const KernelRow& r : rows)
-    if (r.overlap_ratio > 0) {
+    if (r.overlap_ratio > 0 && !impossible_measurement(r)) {
       features.push_back(r.features);
       labels.push_back(static_cast<float>(measured_slowdown(r)));
-      const double w = r.overlap_ratio * r.isolated_ns / r.measured_ns;
-      weights.push_back(static_cast<float>(w * w));
+      const double overlapped_ns = r.overlap_ratio * r.isolated_ns;
+      const double w = p.objective == Objective::total ? overlapped_ns : overlapped_ns / r.measured_ns;
+      weights.push_back(static_cast<float>(p.objective == Objective::total ? w : w * w));
     }
+  if (p.objective == Objective::total && !weights.empty()) {
+    double sum = 0;
+    for (float w : weights)
+      sum += w;
+    for (float& w : weights)
+      w = static_cast<float>(w * static_cast<double>(weights.size()) / sum);
+  }
   if (features.empty())
     throw UserError("", 0, "no kernel in the tables overlapped communication (overlap_ratio > 0)",
                     "train on measurements of kernels that ran beside NCCL kernels");
@@ -86,8 +96,12 @@ XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const Train
   model.with_collective_ = with_collective;
   check(XGBoosterCreate(&m.h, 1, &model.booster_), "booster");
   auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(model.booster_, k, v.c_str()), k); };
-  set("objective", "reg:pseudohubererror");
-  set("huber_slope", "0.1");
+  if (p.objective == Objective::total) {
+    set("objective", "reg:squarederror");
+  } else {
+    set("objective", "reg:pseudohubererror");
+    set("huber_slope", std::to_string(p.huber_slope));
+  }
   set("base_score", "0");  // start from "no slowdown", not XGBoost's 0.5
   set("max_depth", std::to_string(p.max_depth));
   set("eta", std::to_string(p.eta));

@@ -12,6 +12,19 @@
 
 namespace echo::slowdown {
 
+// What the fit is for. On kernels whose features cannot tell a slowed instance from an
+// unslowed one (the same kernel beside a busy or an idle collective), the two disagree: the
+// typical kernel's duration wants the common value, the summed duration wants the mean.
+enum class Objective {
+  // Each kernel's overlapped duration: a robust (pseudo-Huber) fit of the relative error, which
+  // gives little weight to a kernel slowed far beyond its peers. Best share within 5/10/15%.
+  kernels,
+  // The summed overlapped duration: squared error weighted by the overlapped time r T0, so that
+  // within every leaf the predicted and measured durations add up to the same total. What an
+  // iteration-time prediction needs; poorer per kernel.
+  total,
+};
+
 // Defaults chosen by 5-fold cross-validation on ../shared/data/slowdown (see README): small
 // trees and few rounds; more of either fits the noise of 199 overlapped kernels.
 struct TrainParams {
@@ -21,12 +34,15 @@ struct TrainParams {
   double subsample = 0.8;
   double min_child_weight = 2;
   std::uint64_t seed = 7;
+  Objective objective = Objective::kernels;
+  // The pseudo-Huber loss's slope (of `kernels`): residuals of s beyond it count linearly.
+  double huber_slope = 0.1;
 };
 
 class XGBoostModel {
 public:
-  // Trains on the rows that overlapped communication. Single-threaded and seeded: the same rows
-  // give the same model.
+  // Trains on the rows that overlapped communication and whose measurement is possible (see
+  // impossible_measurement). Single-threaded and seeded: the same rows give the same model.
   static XGBoostModel train(const std::vector<KernelRow>& rows, const TrainParams& params);
   // Throws UserError when the file is not an XGBoost JSON model or has other feature names.
   static XGBoostModel load(const std::string& path);

@@ -99,6 +99,51 @@ TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads
         std::string::npos);
 }
 
+// One kernel, always fully overlapped: 14 launches unslowed, 6 slowed by 1.5 (beside a busier
+// collective, which the features do not show), and one launch whose measured duration cannot be
+// (shorter than the part that did not overlap).
+std::string bimodal_table() {
+  std::string t = kHeader;
+  auto row = [&](double t0, double m, double r) {
+    t += "k," + std::to_string(t0) + "," + std::to_string(m) + "," + std::to_string(r) + ",30,108,80,80,50,100,10,40\n";
+  };
+  for (int i = 0; i < 20; ++i)
+    row(100000, i < 14 ? 100000 : 250000, 1.0);
+  row(100000, 10000, 0.5);
+  return t;
+}
+
+TEST_CASE("XGBoost objectives: `kernels` keeps the common duration, `total` the summed one; impossible rows are not learnt") {
+  TempDir dir;
+  const auto rows = slowdown::read_kernel_table(dir.file("b.csv", bimodal_table()));
+  CHECK(slowdown::impossible_measurement(rows.back()));
+  CHECK(!slowdown::impossible_measurement(rows.front()));
+  std::vector<std::vector<float>> features(1, rows.front().features);
+  slowdown::TrainParams p{100, 2, 0.3, 1.0, 1, 7};
+  const double typical = slowdown::XGBoostModel::train(rows, p).predict(features)[0];
+  CHECK(std::abs(typical) < 0.05);
+  p.objective = slowdown::Objective::total;
+  // The duration-weighted mean of the possible rows: 6 x 1.5 / 20. With the impossible row
+  // (s = -1.8 at weight 0.5) it would be 0.39.
+  CHECK(slowdown::XGBoostModel::train(rows, p).predict(features)[0] == doctest::Approx(0.45).epsilon(0.01));
+  const auto t = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --objective total");
+  CHECK(t.code == 0);
+  CHECK(t.out.find("not trained on 1 kernel(s) measured shorter") != std::string::npos);
+  const auto bad = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --objective mean");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("kernels,total") != std::string::npos);
+  for (const char* slope : {"0", "-1", "abc"}) {
+    const auto b = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --huber-slope " + slope);
+    CHECK(b.code == 2);
+    CHECK(b.err.find("--huber-slope: must be a positive number") != std::string::npos);
+  }
+  // A slope wider than every residual makes `kernels` a least-squares fit: the mean of s weighted
+  // by (r T0 / M)^2, 6 x 0.16 x 1.5 / (14 + 6 x 0.16).
+  p = slowdown::TrainParams{100, 2, 0.3, 1.0, 1, 7};
+  p.huber_slope = 10;
+  CHECK(slowdown::XGBoostModel::train(rows, p).predict(features)[0] == doctest::Approx(1.44 / 14.96).epsilon(0.03));
+}
+
 TEST_CASE("slowdown train and eval on the command line, eval --json as one object") {
   TempDir dir;
   const std::string csv = dir.file("s.csv", synthetic_table(100));
