@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 #include "slowdown/features.hpp"
+#include "slowdown/typical_slowdown.hpp"
 
 #include <xgboost/c_api.h>
 
@@ -59,28 +60,30 @@ XGBoostModel::~XGBoostModel() {
 }
 
 XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const TrainParams& p) {
-  // The label is the measured slowdown s. A kernel's predicted duration errs by (s - s_measured) r T0:
-  // - kernels: relative to its measured duration M, so the weight is (r T0 / M)^2; kernels that
-  //   overlapped for a sliver carry little (their s is mostly measurement noise);
-  // - total: in absolute time, weight r T0, which makes each leaf's value the duration-weighted
-  //   mean of its kernels' s (scaled to average 1, so that min_child_weight counts kernels).
+  // Squared error either way; what differs is what is fitted.
+  // - kernels: each kernel's typical slowdown (typical_slowdown.hpp), weight 1: every kernel
+  //   counts once, as in the share of kernels within 10%.
+  // - total: the measured slowdown, weighted by the overlapped time r T0 (a kernel's duration
+  //   errs by (s - s_measured) r T0), so that each leaf's value is the duration-weighted mean of
+  //   its kernels' s: predicted and measured durations add up alike. Scaled to average 1, so that
+  //   min_child_weight counts kernels.
+  std::vector<KernelRow> kept;
+  for (const KernelRow& r : rows)
+    if (r.overlap_ratio > 0 && !impossible_measurement(r))
+      kept.push_back(r);
   std::vector<std::vector<float>> features;
   std::vector<float> labels, weights;
-  for (const KernelRow& r : rows)
-    if (r.overlap_ratio > 0 && !impossible_measurement(r)) {
-      features.push_back(r.features);
-      labels.push_back(static_cast<float>(measured_slowdown(r)));
-      const double overlapped_ns = r.overlap_ratio * r.isolated_ns;
-      const double w = p.objective == Objective::total ? overlapped_ns : overlapped_ns / r.measured_ns;
-      weights.push_back(static_cast<float>(p.objective == Objective::total ? w : w * w));
-    }
-  if (p.objective == Objective::total && !weights.empty()) {
-    double sum = 0;
-    for (float w : weights)
-      sum += w;
-    for (float& w : weights)
-      w = static_cast<float>(w * static_cast<double>(weights.size()) / sum);
+  const std::vector<double> typical = p.objective == Objective::kernels ? typical_slowdowns(kept) : std::vector<double>{};
+  double weight_sum = 0;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const KernelRow& r = kept[i];
+    features.push_back(r.features);
+    labels.push_back(static_cast<float>(p.objective == Objective::kernels ? typical[i] : measured_slowdown(r)));
+    weights.push_back(static_cast<float>(p.objective == Objective::kernels ? 1.0 : r.overlap_ratio * r.isolated_ns));
+    weight_sum += weights.back();
   }
+  for (float& w : weights)
+    w = static_cast<float>(w * static_cast<double>(weights.size()) / weight_sum);
   if (features.empty())
     throw UserError("", 0, "no kernel in the tables overlapped communication (overlap_ratio > 0)",
                     "train on measurements of kernels that ran beside NCCL kernels");
@@ -96,12 +99,7 @@ XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const Train
   model.with_collective_ = with_collective;
   check(XGBoosterCreate(&m.h, 1, &model.booster_), "booster");
   auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(model.booster_, k, v.c_str()), k); };
-  if (p.objective == Objective::total) {
-    set("objective", "reg:squarederror");
-  } else {
-    set("objective", "reg:pseudohubererror");
-    set("huber_slope", std::to_string(p.huber_slope));
-  }
+  set("objective", "reg:squarederror");
   set("base_score", "0");  // start from "no slowdown", not XGBoost's 0.5
   set("max_depth", std::to_string(p.max_depth));
   set("eta", std::to_string(p.eta));
