@@ -63,10 +63,10 @@ void check_memory_fits(const workloads::GeneratedJob& g, const std::string& orig
 
 workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
                                        const std::string& slowdown_model) {
-  // Merged kernels must slow down alike: XGBoost predicts from each kernel's own duration (no
-  // merging), the category model per category (merge within one).
-  job.merge_kernels = job.merge_kernels && slowdown_model != "xgboost";
-  job.merge_same_category_only = slowdown_model == "category";
+  // Merged kernels must slow down alike: the category model answers per category (merge within
+  // one), and so does xgboost here — generated kernels have no Nsight metrics, so it gives them
+  // their category's default (slowdown/predictor.hpp).
+  job.merge_same_category_only = slowdown_model == "category" || slowdown_model == "xgboost";
   const workloads::GpuSpec gpu = gpu_of(cluster, job.origin);
   workloads::check_training_job(job, cluster.gpu_count(), gpu);
   workloads::ProfileDb db;

@@ -21,6 +21,17 @@ slowdown::Kernel kernel_of(const workloads::RankProgram& program, const workload
   return k;
 }
 
+MetricsCoverage metrics_coverage(const std::vector<workloads::RankProgram>& programs) {
+  MetricsCoverage c;
+  for (const workloads::RankProgram& p : programs)
+    for (const workloads::ProgramTask& t : p.tasks)
+      if (t.kind == workloads::TaskKind::compute) {
+        ++c.kernels;
+        c.without += t.metrics == workloads::kNoMetrics;
+      }
+  return c;
+}
+
 std::vector<std::vector<double>> slowdowns_by_task(const std::vector<workloads::RankProgram>& programs,
                                                    const slowdown::Predictor& predictor) {
   std::vector<std::vector<double>> out;

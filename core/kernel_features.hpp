@@ -19,6 +19,12 @@ slowdown::Kernel kernel_of(const workloads::RankProgram& program, const workload
 std::vector<std::vector<double>> slowdowns_by_task(const std::vector<workloads::RankProgram>& programs,
                                                    const slowdown::Predictor& predictor);
 
+// Compute kernels of the programs without Nsight Compute metrics, and all compute kernels.
+struct MetricsCoverage {
+  std::uint64_t without = 0, kernels = 0;
+};
+MetricsCoverage metrics_coverage(const std::vector<workloads::RankProgram>& programs);
+
 // For predictors that look at the collective beside a kernel (Predictor::sees_collective): the
 // slowdown of a task next to a kind of call, asked of the model once per (program, task, kind)
 // — a kind being the call matcher's feature vector, named by its address.

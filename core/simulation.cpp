@@ -245,6 +245,11 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     result.program_of_rank = w.program_of_rank;
   }
   result.slowdown_model = impl_->slowdown->name();
+  if (impl_->slowdown->needs_metrics()) {
+    const MetricsCoverage coverage = metrics_coverage(w.programs);
+    result.kernels_without_metrics = coverage.without;
+    result.compute_kernels = coverage.kernels;
+  }
   for (const RankRuntime& mirrored : ranks) {
     // A mirrored rank's timeline is its representative's.
     const RankRuntime& rt = ranks[representative.empty() ? mirrored.rank() : representative[mirrored.rank()]];

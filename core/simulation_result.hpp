@@ -66,7 +66,10 @@ struct SimulationResult {
   std::uint64_t measured_iteration_ns = 0;  // from the trace, 0 when unknown
   std::vector<RankBreakdown> per_rank;
   std::vector<std::string> slots;  // communicator slot names, as the trace calls them ("tp", "dp")
-  std::string slowdown_model;      // none | constant | category
+  std::string slowdown_model;      // none | constant | category | xgboost
+  // Models that read kernel metrics (xgboost): compute kernels of the workload's programs that
+  // had none (given their category's default instead), of all its compute kernels.
+  std::uint64_t kernels_without_metrics = 0, compute_kernels = 0;
   std::uint64_t events = 0;  // tasks executed + collective steps timed
   std::uint64_t collectives = 0;
   std::uint64_t collectives_too_large = 0;  // ran as `analytic`: schedule beyond kMaxStepsPerCall

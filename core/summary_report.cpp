@@ -57,6 +57,8 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
     j["overlap_slowdown"] = {{"model", r.slowdown_model.empty() ? "none" : r.slowdown_model},
                              {"mean_s", cost.mean_s},
                              {"max_s", cost.max_s}};
+    if (r.compute_kernels > 0)
+      j["overlap_slowdown"]["kernels_without_metrics"] = r.kernels_without_metrics;
   }
   j["iteration_time_s"] = r.iteration_time_s;
   j["iteration_time_ns"] = r.iteration_ns;
@@ -138,6 +140,10 @@ std::string text_summary(const SimulationResult& r) {
            "% of the iteration), compute stretched by communication beside it, mean per rank (" +
            r.slowdown_model + " model)\n";
   }
+  if (r.kernels_without_metrics > 0)
+    out += "note:           " + std::to_string(r.kernels_without_metrics) + " of " + std::to_string(r.compute_kernels) +
+           " compute kernels have no Nsight Compute metrics: the " + r.slowdown_model +
+           " model gave them their category's default slowdown (attach metrics with `echo-des import ncu`)\n";
   if (r.collectives_too_large > 0)
     out += "note:           " + std::to_string(r.collectives_too_large) +
            " collective calls had schedules of more than " + std::to_string(kMaxStepsPerCall) +

@@ -61,16 +61,22 @@ const std::map<std::string, double>& category_defaults() {
 
 class XGBoostSlowdown final : public Predictor {
 public:
-  explicit XGBoostSlowdown(XGBoostModel model) : model_(std::move(model)) {}
+  explicit XGBoostSlowdown(XGBoostModel model) : model_(std::move(model)), without_metrics_(category_defaults_predictor()) {}
   std::string name() const override { return "xgboost"; }
   double slowdown(const Kernel& k) const override { return slowdowns({k}).front(); }
+  bool needs_metrics() const override { return true; }
   bool sees_collective() const override { return model_.with_collective(); }
   std::vector<double> slowdowns(const std::vector<Kernel>& kernels) const override {
     std::vector<std::vector<float>> rows;
-    for (const Kernel& k : kernels) {
+    std::vector<std::size_t> modelled;
+    std::vector<double> out(kernels.size(), 0.0);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const Kernel& k = kernels[i];
+      if (k.features.empty()) {
+        out[i] = without_metrics_.slowdown(k);
+        continue;
+      }
       std::vector<float> f = k.features;
-      if (f.empty())
-        f.assign(feature_names().size(), std::nanf(""));
       f[0] = static_cast<float>(k.duration_s * 1e9);  // ground_truth: the isolated duration in ns
       if (model_.with_collective()) {
         if (k.collective.size() == collective_feature_names().size())
@@ -79,12 +85,20 @@ public:
           f.insert(f.end(), collective_feature_names().size(), std::nanf(""));
       }
       rows.push_back(std::move(f));
+      modelled.push_back(i);
     }
-    return model_.predict(rows);
+    const std::vector<double> predicted = model_.predict(rows);
+    for (std::size_t j = 0; j < modelled.size(); ++j)
+      out[modelled[j]] = predicted[j];
+    return out;
   }
 
 private:
+  static CategorySlowdown category_defaults_predictor() {
+    return CategorySlowdown({category_defaults().begin(), category_defaults().end()});
+  }
   XGBoostModel model_;
+  CategorySlowdown without_metrics_;
 };
 
 std::unique_ptr<Predictor> make_none() { return std::make_unique<NoSlowdown>(); }

@@ -9,6 +9,10 @@
 //   constant  one factor for every kernel
 //   category  a factor per kernel category (gemm, attention, normalization, elementwise,
 //             reduction, optimizer, memcpy, other), defaults in category_defaults()
+//   xgboost   a model of the kernel's Nsight Compute metrics (xgboost_model.hpp); a kernel
+//             without metrics (a generated workload's, a trace's without `import ncu`) gets its
+//             category's default instead: the model has never seen a kernel without them, and
+//             would answer from whichever branch it happened to send missing values down.
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +44,9 @@ public:
   }
   // True when every kernel's slowdown is zero: the engine can skip tracking overlap.
   virtual bool is_none() const { return false; }
+  // True when a kernel without metrics (Kernel::features empty) gets a stand-in answer: the engine
+  // counts those kernels for the summary.
+  virtual bool needs_metrics() const { return false; }
   // True when the slowdown depends on which collective runs beside the kernel (Kernel::collective):
   // the engine then asks again whenever that changes.
   virtual bool sees_collective() const { return false; }

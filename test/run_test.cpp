@@ -575,6 +575,15 @@ TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics")
   // s = 0.5: 20 us at full speed, 50 us at 2/3 speed (33.3 us of work), then 46.7 us: 116.7 us.
   CHECK(j["iteration_time_s"].get<double>() == doctest::Approx(116.67e-6).epsilon(0.02));
   CHECK(j["overlap_slowdown"]["model"] == "xgboost");
+  CHECK(j["overlap_slowdown"]["kernels_without_metrics"] == 1);  // the comm stream's "wait"
+  // Without metrics the model is not asked (it never saw a kernel without them): the gemm gets
+  // its category's default, 0.012 — 50 us beside the send do 50 / 1.012 us of work.
+  const std::string bare = job_for(dir, overlap_trace());
+  const auto text = run_cli("run '" + bare + "' -q --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'");
+  CHECK(text.out.find("note:           2 of 2 compute kernels have no Nsight Compute metrics: the xgboost model gave them "
+                      "their category's default slowdown") != std::string::npos);
+  const json b = run_json("'" + bare + "' --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'");
+  CHECK(b["iteration_time_s"].get<double>() == doctest::Approx(20e-6 + 50e-6 + (80e-6 - 50e-6 / 1.012)).epsilon(1e-4));
   CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost").find("needs a `file`") != std::string::npos);
   CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + dir.file("bad.json", "{}") + "'")
             .find("not an XGBoost model") != std::string::npos);
@@ -596,14 +605,21 @@ TEST_CASE("an xgboost model trained with the collective's features is asked abou
   REQUIRE(trained.code == 0);
   CHECK(slurp(dir / "m.json").find("comm_bytes") != std::string::npos);
   const std::string model = " --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'";
+  // The gemm carries the metrics the model was trained with.
+  auto with_metrics = [](std::string trace) {
+    const std::string plain = "compute { duration_ns: 100000 }";
+    return trace.replace(trace.find(plain), plain.size(),
+                         "compute { duration_ns: 100000 metrics { compute_throughput: 30 memory_throughput: 50 "
+                         "dram_throughput: 50 achieved_occupancy: 50 max_occupancy: 100 l1_hit_rate: 10 l2_hit_rate: 40 } }");
+  };
   // 5 MB beside the kernel (20-70 us): s = 0.1, 50 us at 1/1.1 speed: 4.55 us lost.
-  const json small = run_json("'" + job_for(dir, overlap_trace()) + "'" + model);
+  const json small = run_json("'" + job_for(dir, with_metrics(overlap_trace())) + "'" + model);
   CHECK(small["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(50e-6 * 0.1 / 1.1).epsilon(0.03));
   // 20 MB (20-220 us): s = 0.5 from 20 us to the kernel's end: 80 us of work take 120 us.
   std::string big = overlap_trace();
   for (std::size_t at; (at = big.find("bytes: 5000000")) != std::string::npos;)
     big.replace(at, 14, "bytes: 20000000");
-  const json large = run_json("'" + job_for(dir, big) + "'" + model);
+  const json large = run_json("'" + job_for(dir, with_metrics(big)) + "'" + model);
   CHECK(large["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(40e-6).epsilon(0.03));
 }
 
