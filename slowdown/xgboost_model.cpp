@@ -6,6 +6,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -84,9 +85,14 @@ XGBoostModel XGBoostModel::train(const std::vector<KernelRow>& rows, const Train
   }
   for (float& w : weights)
     w = static_cast<float>(w * static_cast<double>(weights.size()) / weight_sum);
-  if (features.empty())
+  if (features.empty()) {
+    const bool overlapped = std::any_of(rows.begin(), rows.end(), [](const KernelRow& r) { return r.overlap_ratio > 0; });
+    if (overlapped)
+      throw UserError("", 0, "every kernel that overlapped communication was measured shorter than its non-overlapped part alone",
+                      "check that `ground_truth` and `duration` come from the same kernel launch, in ns");
     throw UserError("", 0, "no kernel in the tables overlapped communication (overlap_ratio > 0)",
                     "train on measurements of kernels that ran beside NCCL kernels");
+  }
   const bool with_collective = features.front().size() == extended_feature_names().size();
   for (const auto& f : features)
     if ((f.size() == extended_feature_names().size()) != with_collective)

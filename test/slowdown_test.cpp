@@ -130,6 +130,8 @@ TEST_CASE("XGBoost objectives: `kernels` keeps the common duration, `total` the 
   const auto t = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --objective total");
   CHECK(t.code == 0);
   CHECK(t.out.find("not trained on 1 kernel(s) measured shorter") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { slowdown::XGBoostModel::train({rows.back()}, p); })
+            .find("every kernel that overlapped communication was measured shorter") != std::string::npos);
   const auto bad = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --objective mean");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("kernels,total") != std::string::npos);
