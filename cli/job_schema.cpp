@@ -24,7 +24,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["workload.model.moe"] = {"experts", "top_k", "expert_ffn_hidden"};
     t["workload.training"] = {"global_batch", "micro_batch", "dtype", "recompute", "attention"};
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",
-                              "dp_overlap", "bucket_mb", "order"};
+                              "dp_overlap", "p2p_overlap", "bucket_mb", "order"};
     t["communication"] = {"fidelity", "algo", "proto"};
     t["slowdown"] = {"model", "factor", "file"};
     for (const auto& c : slowdown::category_names())

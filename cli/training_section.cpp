@@ -115,6 +115,9 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& fi
   if (p["dp_overlap"])
     spec.dp_overlap = either(p["dp_overlap"], "dp_overlap", "true", "false", file,
                              "true overlaps the gradient buckets with the backward pass");
+  if (p["p2p_overlap"])
+    spec.p2p_overlap = either(p["p2p_overlap"], "p2p_overlap", "true", "false", file,
+                              "true lets a pipeline stage go on while its sends wait for the neighbour");
   if (p["schedule"]) {
     const std::string s = one_of(p["schedule"], "schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, file);
     spec.schedule = s == "gpipe" ? PipelineSchedule::gpipe : s == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;

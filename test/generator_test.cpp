@@ -302,6 +302,31 @@ TEST_CASE("a generated job has one template per stage and groups for every dimen
   CHECK(w.programs.size() == 2);
 }
 
+TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
+  // How many of a stage's sends some computation waits for, and how many sends there are.
+  auto held = [](bool overlap) {
+    TrainingJob job = small_job(1, 2, 1);
+    job.parallel.p2p_overlap = overlap;
+    check_training_job(job, 8, *gpu_preset("a100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("a100"), DataType::bf16));
+    std::set<std::uint64_t> sends, awaited;
+    for (const auto& t : g.trace.templates(0).tasks()) {
+      if (t.has_send())
+        sends.insert(t.id());
+      if (t.has_compute())
+        awaited.insert(t.deps().begin(), t.deps().end());
+    }
+    std::size_t n = 0;
+    for (std::uint64_t s : sends)
+      n += awaited.count(s);
+    return std::pair(n, sends.size());
+  };
+  const auto [blocking, sends] = held(false);
+  CHECK(sends == 16);  // stage 0 sends each of its 16 micro-batches' activations on
+  CHECK(blocking == sends);
+  CHECK(held(true).first == 0);
+}
+
 TEST_CASE("model FLOPs follow Megatron's formula for a GPT model") {
   TrainingJob job = small_job(1, 1, 1);
   job.model = *model_preset("gpt3-175b");
@@ -418,6 +443,7 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
             .find("ep (3) does not divide experts (8)") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.trace=x.pb").find("belongs to a traced workload") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.order=tp-pp-tp").find("parallel.order") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.p2p_overlap=sometimes").find("p2p_overlap") != std::string::npos);
   // The platform's GPU must be one the compute model knows, and the platform must say which.
   CHECK(run_error(kSmallJob, "--set platform.gpu=V100-SXM2-32GB").find("GPU `V100-SXM2-32GB` has no compute preset") !=
         std::string::npos);

@@ -32,6 +32,10 @@ struct ParallelSpec {
   std::uint32_t virtual_stages = 1;
   std::uint32_t zero = 0;          // 0 | 1 (distributed optimizer) | 2 | 3 (FSDP-style)
   bool dp_overlap = true;
+  // Megatron's pipeline exchanges (batch_isend_irecv, then waiting on the requests and, by
+  // default, a device synchronize) hold a stage until its sends are received: the next pass starts
+  // only after the neighbour took the tensor. true: `--overlap-p2p-communication`, sends run beside.
+  bool p2p_overlap = false;
   double bucket_mb = 25;           // MiB of gradients per DP bucket
   std::string order = "tp-cp-ep-dp-pp";
 };

@@ -75,7 +75,7 @@ public:
         }
         const TaskId out = emit_.forward(chunk, ready);
         if (global + 1 < p_.pp * chunks)
-          b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out});
+          hold_until_sent(b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out}));
       } else {
         const TaskId ready =
             global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", gradient_slot(job_), next(), activation_bytes()) : kNoTask;
@@ -88,7 +88,8 @@ public:
           head_done_[pass.chunk] = head;
         }
         if (global > 0)
-          b_.send(pp_streams::send_prev, "gradient.send", gradient_slot(job_), prev(), activation_bytes(), {last_backward});
+          hold_until_sent(
+              b_.send(pp_streams::send_prev, "gradient.send", gradient_slot(job_), prev(), activation_bytes(), {last_backward}));
       }
     }
     reduce_gradients(last_backward);
@@ -96,6 +97,11 @@ public:
   }
 
 private:
+  // Without p2p overlap the stage's next kernel waits until the neighbour has the tensor.
+  void hold_until_sent(TaskId send) {
+    if (!p_.p2p_overlap)
+      emit_.wait_for(send);
+  }
   std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
   std::uint32_t prev() const { return (stage_ + p_.pp - 1) % p_.pp; }
   double activation_bytes() const { return s_.norm_tokens * s_.hidden * s_.element_bytes; }
