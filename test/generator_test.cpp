@@ -304,13 +304,13 @@ TEST_CASE("a generated job has one template per stage and groups for every dimen
 
 TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
   // How many of a stage's sends some computation waits for, and how many sends there are.
-  auto held = [](bool overlap) {
+  auto held = [](bool overlap, int stage = 0) {
     TrainingJob job = small_job(1, 2, 1);
     job.parallel.p2p_overlap = overlap;
     check_training_job(job, 8, *gpu_preset("a100"));
     const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("a100"), DataType::bf16));
     std::set<std::uint64_t> sends, awaited;
-    for (const auto& t : g.trace.templates(0).tasks()) {
+    for (const auto& t : g.trace.templates(stage).tasks()) {
       if (t.has_send())
         sends.insert(t.id());
       if (t.has_compute())
@@ -325,6 +325,10 @@ TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
   CHECK(sends == 16);  // stage 0 sends each of its 16 micro-batches' activations on
   CHECK(blocking == sends);
   CHECK(held(true).first == 0);
+  // The last stage sends gradients back; its last send holds what follows the backward too.
+  const auto [last_blocking, last_sends] = held(false, 1);
+  CHECK(last_sends == 16);
+  CHECK(last_blocking == last_sends);
 }
 
 TEST_CASE("model FLOPs follow Megatron's formula for a GPT model") {

@@ -74,6 +74,7 @@ public:
           emit_.wait_for(gathered[pass.chunk]);
         }
         const TaskId out = emit_.forward(chunk, ready);
+        unawaited_send_ = kNoTask;  // the pass's first kernel waited for it
         if (global + 1 < p_.pp * chunks)
           hold_until_sent(b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out}));
       } else {
@@ -82,6 +83,7 @@ public:
         std::vector<TaskId> done;
         TaskId emb = kNoTask, head = kNoTask;
         last_backward = emit_.backward(chunk, ready, done, emb, head);
+        unawaited_send_ = kNoTask;
         if (pass.micro_batch + 1 == m) {  // the last micro-batch completes the chunk's gradients
           grads_done_[pass.chunk] = done;
           embedding_done_[pass.chunk] = emb;
@@ -92,15 +94,20 @@ public:
               b_.send(pp_streams::send_prev, "gradient.send", gradient_slot(job_), prev(), activation_bytes(), {last_backward}));
       }
     }
-    reduce_gradients(last_backward);
-    optimizer_step();
+    // A send after the last pass (the last stage's final gradient) still holds the stage; it
+    // follows the last backward, so waiting for it waits for both.
+    const TaskId pipeline_done = unawaited_send_ != kNoTask ? unawaited_send_ : last_backward;
+    reduce_gradients(pipeline_done);
+    optimizer_step(pipeline_done);
   }
 
 private:
   // Without p2p overlap the stage's next kernel waits until the neighbour has the tensor.
   void hold_until_sent(TaskId send) {
-    if (!p_.p2p_overlap)
-      emit_.wait_for(send);
+    if (p_.p2p_overlap)
+      return;
+    emit_.wait_for(send);
+    unawaited_send_ = send;
   }
   std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
   std::uint32_t prev() const { return (stage_ + p_.pp - 1) % p_.pp; }
@@ -197,14 +204,14 @@ private:
                   {all_done});
   }
 
-  void optimizer_step() {
+  void optimizer_step(TaskId pipeline_done) {
     const double params = stage_parameters(s_, stage_) / (p_.zero >= 1 ? shard() : 1.0);
     const TaskId reduced = b_.last(streams::dp);
     KernelOp norm;
     norm.name = "optimizer.grad_norm";
     norm.category = trace::REDUCTION;
     norm.bytes = params * 4;
-    b_.compute(streams::compute, norm, model_.time_s(norm), {reduced});
+    b_.compute(streams::compute, norm, model_.time_s(norm), {reduced, pipeline_done});
     KernelOp adam;
     adam.name = "optimizer.adam";
     adam.category = trace::OPTIMIZER;
@@ -230,6 +237,7 @@ private:
   ChunkPasses& emit_;
   std::vector<std::vector<TaskId>> grads_done_;
   std::vector<TaskId> embedding_done_, head_done_;
+  TaskId unawaited_send_ = kNoTask;  // a held send no kernel has waited for yet
 };
 
 void add_groups(trace::Trace& out, const RankLayout& layout, const std::string& slot, const std::vector<Dim>& varying) {
