@@ -91,16 +91,31 @@ double typical_of(const std::vector<Fit>& fits) {
 } // namespace
 
 std::vector<double> typical_slowdowns(const std::vector<KernelRow>& rows) {
+  // Look-alikes have isolated durations within kDurationTolerance: sorted by duration, each row
+  // compares only with its window of the sorted order.
+  std::vector<std::size_t> by_duration;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].overlap_ratio > 0)
+      by_duration.push_back(i);
+  std::stable_sort(by_duration.begin(), by_duration.end(),
+                   [&](std::size_t a, std::size_t b) { return rows[a].isolated_ns < rows[b].isolated_ns; });
   std::vector<double> labels(rows.size(), 0.0);
   std::vector<Fit> fits;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].overlap_ratio <= 0)
-      continue;
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < by_duration.size(); ++k) {
+    const KernelRow& row = rows[by_duration[k]];
+    // (widened by a hair: look_alike decides, this only must not cut a look-alike off)
+    while (rows[by_duration[first]].isolated_ns * (1 + kDurationTolerance) * (1 + 1e-9) < row.isolated_ns)
+      ++first;
     fits.clear();
-    for (const KernelRow& other : rows)
-      if (other.overlap_ratio > 0 && look_alike(rows[i], other))
+    for (std::size_t j = first; j < by_duration.size(); ++j) {
+      const KernelRow& other = rows[by_duration[j]];
+      if (other.isolated_ns > row.isolated_ns * (1 + kDurationTolerance) * (1 + 1e-9))
+        break;
+      if (look_alike(row, other))
         fits.push_back(fit_of(other));
-    labels[i] = typical_of(fits);
+    }
+    labels[by_duration[k]] = typical_of(fits);
   }
   return labels;
 }
