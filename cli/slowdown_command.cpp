@@ -23,7 +23,7 @@ struct SlowdownOptions {
   double constant = 0.020;  // the documented median slowdown of overlapped kernels
   std::string objective = "kernels";
   int shuffles = 0;
-  bool json = false;
+  bool json = false, by_kernel = false;
 };
 
 std::vector<slowdown::KernelRow> read_tables(const std::vector<std::string>& paths) {
@@ -50,6 +50,22 @@ std::string table(const slowdown::Scores& model, const slowdown::Scores& none, c
 nlohmann::ordered_json as_json(const slowdown::Scores& s) {
   return {{"within_5", s.within_5}, {"within_10", s.within_10}, {"within_15", s.within_15},
           {"summed_error", s.summed_error}, {"kernels", s.kernels}};
+}
+
+// Per kernel name: its kernels, their within-10% share and summed error, and its part of the error
+// of everyone's summed duration.
+std::string by_kernel_table(const std::vector<slowdown::NamedScores>& named) {
+  std::string out = "\nby kernel name, the largest part of the summed error first:\n";
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "%-40s %8s %9s %13s %13s\n", "kernel", "kernels", "within10%", "summed error", "of the total");
+  out += buf;
+  for (const auto& n : named) {
+    const std::string name = n.name.size() > 40 ? n.name.substr(0, 37) + "..." : n.name;
+    std::snprintf(buf, sizeof buf, "%-40s %8zu %9.3f %+12.2f%% %+12.2f%%\n", name.c_str(), n.scores.kernels, n.scores.within_10,
+                  100 * n.scores.summed_error, 100 * n.error_of_total);
+    out += buf;
+  }
+  return out;
 }
 
 // The model's within-10% share and summed error over `shuffles` shuffled fold assignments.
@@ -99,6 +115,8 @@ Action add_slowdown_command(CLI::App& app) {
   eval->add_option("--csv", o->csv, "Kernel table")->required()->take_all();
   eval->add_option("--constant", o->constant, "Factor of the constant baseline (default 0.02)");
   eval->add_flag("--json", o->json, "Print one JSON object {model, none, constant}");
+  eval->add_flag("--by-kernel", o->by_kernel,
+                 "Also score the model per kernel name, the largest share of the summed error first (JSON: by_kernel)");
   return [cmd, train, eval, o]() -> int {
     if (!cmd->parsed())
       return -1;
@@ -133,11 +151,25 @@ Action add_slowdown_command(CLI::App& app) {
     }
     const auto s = model.predict(features);
     const auto scored = slowdown::score(rows, [&](std::size_t i) { return s[i]; });
-    if (o->json)
-      std::cout << nlohmann::ordered_json{{"model", as_json(scored)}, {"none", as_json(none)}, {"constant", as_json(constant)}}.dump()
-                << "\n";
-    else
+    const auto named = o->by_kernel ? slowdown::score_by_name(rows, [&](std::size_t i) { return s[i]; })
+                                    : std::vector<slowdown::NamedScores>{};
+    if (o->json) {
+      nlohmann::ordered_json j{{"model", as_json(scored)}, {"none", as_json(none)}, {"constant", as_json(constant)}};
+      if (o->by_kernel) {
+        auto& list = j["by_kernel"] = nlohmann::ordered_json::array();
+        for (const auto& n : named) {
+          nlohmann::ordered_json entry{{"name", n.name}};
+          entry.update(as_json(n.scores));
+          entry["error_of_total"] = n.error_of_total;
+          list.push_back(entry);
+        }
+      }
+      std::cout << j.dump() << "\n";
+    } else {
       std::cout << table(scored, none, constant);
+      if (o->by_kernel)
+        std::cout << by_kernel_table(named);
+    }
     (void)eval;
     return 0;
   };

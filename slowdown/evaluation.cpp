@@ -1,6 +1,8 @@
 #include "slowdown/evaluation.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace echo::slowdown {
 
@@ -29,6 +31,31 @@ Scores score(const std::vector<KernelRow>& rows, const std::function<double(std:
     s.summed_error = (predicted - measured) / measured;
   }
   return s;
+}
+
+std::vector<NamedScores> score_by_name(const std::vector<KernelRow>& rows, const std::function<double(std::size_t)>& slowdown_of) {
+  std::map<std::string, std::vector<std::size_t>> by_name;
+  double measured_total = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].overlap_ratio > 0) {
+      by_name[rows[i].name].push_back(i);
+      measured_total += rows[i].measured_ns;
+    }
+  std::vector<NamedScores> out;
+  for (const auto& [name, members] : by_name) {
+    std::vector<KernelRow> group;
+    double error_ns = 0;
+    for (std::size_t i : members) {
+      group.push_back(rows[i]);
+      error_ns += predicted_ns(rows[i], slowdown_of(i)) - rows[i].measured_ns;
+    }
+    out.push_back({name, score(group, [&](std::size_t k) { return slowdown_of(members[k]); }), error_ns / measured_total});
+  }
+  std::sort(out.begin(), out.end(), [](const NamedScores& a, const NamedScores& b) {
+    return std::abs(a.error_of_total) != std::abs(b.error_of_total) ? std::abs(a.error_of_total) > std::abs(b.error_of_total)
+                                                                    : a.name < b.name;
+  });
+  return out;
 }
 
 } // namespace echo::slowdown

@@ -5,6 +5,7 @@
 #include "slowdown/kernel_table.hpp"
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace echo::slowdown {
@@ -17,5 +18,16 @@ struct Scores {
 
 // `slowdown_of(i)` is the predicted slowdown of rows[i].
 Scores score(const std::vector<KernelRow>& rows, const std::function<double(std::size_t)>& slowdown_of);
+
+// Scores of the kernels of one name, and what they add to the error of the summed duration of
+// all the overlapped kernels: (their predicted - their measured) / everyone's measured.
+struct NamedScores {
+  std::string name;
+  Scores scores;
+  double error_of_total = 0;
+};
+// One entry per kernel name among the overlapped kernels, the largest |error_of_total| first
+// (ties by name): where a summed error comes from.
+std::vector<NamedScores> score_by_name(const std::vector<KernelRow>& rows, const std::function<double(std::size_t)>& slowdown_of);
 
 } // namespace echo::slowdown

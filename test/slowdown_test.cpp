@@ -72,6 +72,16 @@ TEST_CASE("scores: shares within 5/10/15% and the summed error, over overlapped 
   CHECK(none.within_10 == doctest::Approx(0.5));  // 100 vs 110 is 9.1% off
   CHECK(none.within_5 == 0.0);
   CHECK(none.summed_error == doctest::Approx((200.0 - 260.0) / 260.0));
+  // Per name: b's 50 ns short weigh more in the total (260 ns) than a's 10; c did not overlap.
+  rows.push_back({"a", 100, 120, 1.0, {}});
+  const auto named = slowdown::score_by_name(rows, [](std::size_t) { return 0.0; });
+  REQUIRE(named.size() == 2);
+  CHECK(named[0].name == "b");
+  CHECK(named[0].error_of_total == doctest::Approx(-50.0 / 380.0));
+  CHECK(named[1].name == "a");
+  CHECK(named[1].scores.kernels == 2);
+  CHECK(named[1].scores.summed_error == doctest::Approx(-30.0 / 230.0));
+  CHECK(named[1].error_of_total == doctest::Approx(-30.0 / 380.0));
 }
 
 TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads it, refuses foreign models") {
@@ -151,6 +161,13 @@ TEST_CASE("slowdown train and eval on the command line, eval --json as one objec
     for (const char* f : {"within_5", "within_10", "within_15", "summed_error", "kernels"})
       CHECK(j[k].contains(f));
   CHECK(e.out.rfind("{\"model\":", 0) == 0);
+  CHECK(!j.contains("by_kernel"));
+  const auto named = echo::test::run_cli("slowdown eval --model '" + (dir / "m.json") + "' --csv '" + csv + "' --by-kernel");
+  CHECK(named.out.find("by kernel name, the largest part of the summed error first:") != std::string::npos);
+  const auto named_json =
+      nlohmann::json::parse(echo::test::run_cli("slowdown eval --model '" + (dir / "m.json") + "' --csv '" + csv + "' --by-kernel --json").out);
+  CHECK(named_json["by_kernel"].size() == 100);  // the synthetic table names every kernel apart
+  CHECK(named_json["by_kernel"][0].contains("error_of_total"));
   CHECK(echo::test::run_cli("slowdown eval --model '" + csv + "' --csv '" + csv + "'").code == 2);
   CHECK(echo::test::run_cli("slowdown train --csv '" + csv + "' -o '" + (dir / "x.json") + "' --folds 1").code == 2);
   const auto shuffled = echo::test::run_cli("slowdown train --csv '" + csv + "' -o '" + (dir / "m.json") + "' --folds 4 --shuffles 2");
