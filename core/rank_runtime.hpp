@@ -108,6 +108,9 @@ public:
   // Compute kernels that may be slowed wait here for communication to start or stop.
   simgrid::s4u::ConditionVariable& overlap_signal() { return *overlap_signal_; }
   std::uint32_t overlap_waiters = 0;
+  // Bumped whenever communication on this GPU starts or stops (or changes kind): a kernel that
+  // rated itself before taking the mutex sees that it must rate itself again.
+  std::uint64_t comm_epoch = 0;
   void add_slowdown(double extra_s) { slowdown_s_ += extra_s; }
   double slowdown_s() const { return slowdown_s_; }
   double compute_s() const { return compute_s_; }

@@ -94,13 +94,20 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
   double remaining_s = isolated_s, t = start_s;
   const std::uint32_t program_index = state_->workload->program_of_rank[rank_];
   while (remaining_s > 0.0) {
+    const std::uint64_t epoch = rt.comm_epoch;
     // A model that looks at the collective beside the kernel is asked for the one running now.
     const std::vector<float>* beside = state_->slowdown_by_collective != nullptr ? rt.dominant_collective() : nullptr;
     const double s_now = beside != nullptr ? state_->slowdown_by_collective->of(program_index, index, *beside) : s;
     const double rate = rt.comm_active() ? 1.0 / (1.0 + s_now) : 1.0;
     const double until = t + remaining_s / rate;
     ++rt.overlap_waiters;
-    wait_until_time(rt.overlap_signal(), state_->mutex, until);
+    // Taking the mutex yields: communication may start in between (say, a collective launched at
+    // this kernel's very start), and its notification would find nobody waiting yet. So the
+    // wait happens only if nothing changed since the rate was chosen.
+    state_->mutex->lock();
+    if (rt.comm_epoch == epoch)
+      wait_locked_until(rt.overlap_signal(), state_->mutex, until);
+    state_->mutex->unlock();
     --rt.overlap_waiters;
     const double now = sg4::Engine::get_clock();
     remaining_s = now >= until ? 0.0 : remaining_s - (now - t) * rate;
@@ -113,6 +120,7 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
 }
 
 void StreamActor::comm_changed(RankRuntime& rt) const {
+  ++rt.comm_epoch;
   if (rt.overlap_waiters > 0)
     rt.overlap_signal().notify_all();
 }

@@ -541,6 +541,26 @@ TEST_CASE("overlap slowdown by hand: a kernel runs at 1/(1+s) exactly while comm
   CHECK(slurp(dir / "o/timeline.json").find("\"gemm (stretched)\"") != std::string::npos);
 }
 
+TEST_CASE("overlap slowdown: a kernel that starts the instant a collective is launched beside it is slowed from its start") {
+  // The AllReduce waits for the first kernel and starts with the second, at 100 us: a collective
+  // launched as the previous kernel ends, the usual case in data parallelism. 6 MB over two ranks,
+  // ring, Simple: 2 steps of 3 MB / 100 GB/s + 1 us = 62 us. With s = 1 the second kernel does 31
+  // us of work in those 62 us and its other 69 us after: 100 + 62 + 69 = 231 us.
+  TempDir dir;
+  const std::string trace = R"(
+templates { name: "r" streams: "compute" streams: "comm"
+  tasks { id: 1 stream: 0 name: "first" category: GEMM compute { duration_ns: 100000 } }
+  tasks { id: 2 stream: 1 name: "allreduce" deps: 1 collective { op: ALL_REDUCE comm: "world" bytes: 6000000 dtype: FLOAT32 } }
+  tasks { id: 3 stream: 0 name: "second" category: GEMM compute { duration_ns: 100000 } } }
+ranks { first: 0 count: 2 template_name: "r" })";
+  const std::string job = dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " +
+                                                   dir.file("trace.pbtxt", trace) + "}\ncommunication: {algo: ring, proto: simple}\n");
+  CHECK(run_json("'" + job + "'")["iteration_time_ns"] == 200000);
+  const json c = run_json("'" + job + "' --set slowdown.model=constant --set slowdown.factor=1");
+  CHECK(c["iteration_time_ns"] == 231000);
+  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(31e-6));
+}
+
 TEST_CASE("slowdown settings: mistakes are named with their line") {
   TempDir dir;
   const std::string job = job_for(dir, overlap_trace());
