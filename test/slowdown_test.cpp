@@ -217,3 +217,26 @@ TEST_CASE("published A100 kernels: 5-fold cross-validated, the default model bea
   CHECK(std::abs(total.summed_error) <= 0.03);
   CHECK(total.within_10 < kernels.within_10);  // the price of an unbiased sum
 }
+
+// examples/overlap_slowdown ships model.json as `slowdown train` writes it from kernels.csv (the
+// example's comment gives the command): retraining gives the same model, so it is not stale.
+TEST_CASE("the overlap_slowdown example's model is what training on its table gives") {
+  TempDir dir;
+  const std::string example = ECHO_SOURCE_DIR "/examples/overlap_slowdown/";
+  const auto r = echo::test::run_cli("slowdown train --csv '" + example + "kernels.csv' -o '" + (dir / "m.json") + "'");
+  REQUIRE(r.code == 0);
+  const auto rows = slowdown::read_kernel_table(example + "kernels.csv");
+  std::vector<std::vector<float>> features;
+  for (const auto& row : rows)
+    features.push_back(row.features);
+  const auto shipped = slowdown::XGBoostModel::load(example + "model.json").predict(features);
+  const auto retrained = slowdown::XGBoostModel::load(dir / "m.json").predict(features);
+  REQUIRE(shipped.size() == retrained.size());
+  for (std::size_t i = 0; i < shipped.size(); ++i)
+    CHECK(shipped[i] == doctest::Approx(retrained[i]).epsilon(1e-6));
+  // What it learnt: the GEMM barely slows, the layer norm's backward triples, the elementwise add
+  // (unslowed in 14 of its 20 launches) keeps its duration.
+  CHECK(shipped[1] == doctest::Approx(0.02).epsilon(0.3));
+  CHECK(shipped[10] == doctest::Approx(2.0).epsilon(0.05));
+  CHECK(std::abs(shipped[20]) < 0.01);
+}
