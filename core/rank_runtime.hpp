@@ -111,7 +111,8 @@ public:
   // Bumped whenever communication on this GPU starts or stops (or changes kind): a kernel that
   // rated itself before taking the mutex sees that it must rate itself again.
   std::uint64_t comm_epoch = 0;
-  void add_slowdown(double extra_s) { slowdown_s_ += extra_s; }
+  // Rounding can make an unstretched kernel's extra time a hair below zero; it is zero.
+  void add_slowdown(double extra_s) { slowdown_s_ += std::max(0.0, extra_s); }
   double slowdown_s() const { return slowdown_s_; }
   double compute_s() const { return compute_s_; }
   double exposed_comm_s() const { return exposed_comm_s_; }
