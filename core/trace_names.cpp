@@ -37,6 +37,7 @@ std::string_view category_name(trace::Category category) {
   case trace::MEMCPY: return "memcpy";
   case trace::COMMUNICATION: return "communication";
   case trace::OTHER: return "other";
+  case trace::HOST: return "host";
   default: return "unspecified";
   }
 }

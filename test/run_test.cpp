@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 
 using echo::test::run_cli;
@@ -135,6 +136,23 @@ TEST_CASE("timeline.json: a process per rank, a thread per stream, collectives n
   const json s = json::parse(slurp(out / "o/summary.json"));
   CHECK(s["iteration_time_ns"] == 2128000);
   CHECK_FALSE(s["simulation"].contains("wall_s"));  // wall-clock figures would break byte-identity
+}
+
+TEST_CASE("timeline.json: host time that gates launches is in category host") {
+  TempDir dir;
+  const std::string job = job_for(dir, R"(
+templates { name: "r" streams: "host" streams: "gpu"
+  tasks { id: 1 stream: 0 name: "host until launch" category: HOST compute { duration_ns: 5000 } }
+  tasks { id: 2 stream: 1 name: "kernel" category: GEMM deps: 1 compute { duration_ns: 10000 } } }
+ranks { first: 0 template_name: "r" })");
+  REQUIRE(run_cli("run '" + job + "' -q --out '" + (dir / "o") + "'").code == 0);
+  std::map<std::string, std::string> category;
+  const json timeline = json::parse(slurp(dir / "o/timeline.json"));
+  for (const auto& e : timeline["traceEvents"])
+    if (e["ph"] == "X")
+      category[e["name"].get<std::string>()] = e["cat"].get<std::string>();
+  CHECK(category["host until launch"] == "host");
+  CHECK(category["kernel"] == "gemm");
 }
 
 TEST_CASE("a preset platform with --set what-if figures") {
