@@ -3,18 +3,22 @@
 // One file per rank (`.json` or `.json.gz`); the iteration is the GPU work launched inside
 // `ProfilerStep#N` (the last step unless one is asked for).
 //
-// From each file: GPU kernels, memcpy and memset per stream, in start order, with their measured
-// durations; NCCL kernels become collectives — op, element count, dtype and process group from the
-// `Collective name`, `In msg nelems` / `Out msg nelems`, `dtype`, `Process Group Name` and
-// `Process Group Ranks` args (their measured time kept for `comm: measured`).
-// Cross-stream order, as PyTorch's ProcessGroupNCCL creates it with CUDA events: a collective
-// waits for the last kernel launched before it on every other stream; a kernel that started at
-// most 20 us after a collective launched before it ended waits for that collective (the compute
-// stream's wait on the collective's work). Ranks the process groups name but no file covers run
-// the first file's program; with `replicate: {dp: N}` the traced ranks are one data-parallel
-// replica instead, grown to N (workloads/replicate.hpp: as_dp_replica, replicate_dp).
-// Not yet read: the CPU side (launch gaps of the launching thread), cuda_sync events, send/recv
-// (kept as kernels with their measured time).
+// From each file, through the same records and conversion as the CUPTI tracer
+// (workloads/tracer/process_trace): GPU kernels, memcpy and memset per stream with their measured
+// durations; the launching threads' CPU time between launches (HOST tasks: it orders the GPU work
+// but is not GPU time); NCCL kernels become collectives — op, element count, dtype and process
+// group from the `Collective name`, `In msg nelems` / `Out msg nelems`, `dtype`,
+// `Process Group Name` and `Process Group Ranks` args (their measured time kept for
+// `comm: measured`); send / recv kernels become transfers to the peer in `Src Rank` / `Dst Rank`.
+// Cross-stream order: Kineto's `cuda_sync` events, when the trace has them, give the waits
+// exactly (stream waits on the record they name; event, stream and context synchronisations as
+// host waits). Without them (or without their record ids) the waits PyTorch's ProcessGroupNCCL
+// makes with CUDA events are inferred: a collective waits for the last kernel launched before it
+// on every other stream; a kernel that started at most 20 us after a collective launched before
+// it ended waits for that collective. Ranks the process groups name but no file covers run the
+// first file's program; with `replicate: {dp: N}` the traced ranks are one data-parallel replica
+// instead, grown to N (workloads/replicate.hpp: as_dp_replica, replicate_dp). `traceEvents` are
+// streamed (json_array_stream): memory grows with the GPU events kept, not with the file.
 #include "proto/trace.pb.h"
 
 #include <cstdint>
