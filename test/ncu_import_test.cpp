@@ -44,6 +44,9 @@ TEST_CASE("kernel names compare without template arguments and parameters") {
   CHECK(workloads::kernel_base_name("void at::native::elementwise_kernel<128, 4, float>(int, float*)") ==
         "at::native::elementwise_kernel");
   CHECK(workloads::kernel_base_name("ampere_sgemm_128x64_nn") == "ampere_sgemm_128x64_nn");
+  // An anonymous namespace is part of the name, not a parameter list.
+  CHECK(workloads::kernel_base_name("void at::native::(anonymous namespace)::layer_norm_kernel<float>(int, float*)") ==
+        "at::native::(anonymous namespace)::layer_norm_kernel");
 }
 
 TEST_CASE("details-page metrics attach to kernels by name and launch order") {

@@ -104,11 +104,18 @@ int column(const std::vector<std::string>& header, const std::string& name) {
 
 std::string kernel_base_name(const std::string& name) {
   std::string s = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+  static const std::string anonymous = "(anonymous namespace)";
   std::string out;
   int depth = 0;
-  for (char c : s) {
-    if (c == '(' && depth == 0)
-      break;  // the parameter list
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' && depth == 0) {
+      if (s.compare(i, anonymous.size(), anonymous) != 0)
+        break;  // the parameter list
+      out += anonymous;  // part of the qualified name: at::native::(anonymous namespace)::kernel
+      i += anonymous.size() - 1;
+      continue;
+    }
     if (c == '<')
       ++depth;
     else if (c == '>' && depth > 0)
