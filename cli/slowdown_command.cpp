@@ -1,5 +1,6 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/slowdown_table.hpp"
 #include "slowdown/cross_validation.hpp"
 #include "slowdown/features.hpp"
 
@@ -24,6 +25,7 @@ struct SlowdownOptions {
   std::string objective = "kernels";
   int shuffles = 0;
   bool json = false, by_kernel = false;
+  SlowdownTableOptions table;
 };
 
 std::vector<slowdown::KernelRow> read_tables(const std::vector<std::string>& paths) {
@@ -117,9 +119,14 @@ Action add_slowdown_command(CLI::App& app) {
   eval->add_flag("--json", o->json, "Print one JSON object {model, none, constant}");
   eval->add_flag("--by-kernel", o->by_kernel,
                  "Also score the model per kernel name, the largest share of the summed error first (JSON: by_kernel)");
-  return [cmd, train, eval, o]() -> int {
+  CLI::App* make_table = cmd->add_subcommand(
+      "table", "Make a training table from two Kineto traces of one program (with and without communication) and its ncu report");
+  add_slowdown_table_options(*make_table, o->table);
+  return [cmd, train, eval, make_table, o]() -> int {
     if (!cmd->parsed())
       return -1;
+    if (make_table->parsed())
+      return write_slowdown_table(o->table);
     const auto rows = read_tables(o->csv);
     const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
     const auto constant = slowdown::score(rows, [&](std::size_t) { return o->constant; });

@@ -14,7 +14,9 @@
 //   comm_protocol  0 LL, 1 LL128, 2 Simple
 //   comm_channels  the number of NCCL channels (thread blocks) the call runs with
 //   comm_bytes     the call's bytes as trace.proto counts them
+#include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace echo::slowdown {
@@ -39,6 +41,32 @@ inline const std::vector<std::string>& extended_feature_names() {
     return all;
   }();
   return names;
+}
+
+// The codes of comm_algorithm and comm_protocol for the words NCCL spells in its kernel names
+// (RING, TREE, COLLNET_DIRECT, COLLNET_CHAIN, NVLS, NVLS_TREE, PAT; LL, LL128, SIMPLE); NaN for
+// an empty or unknown word.
+inline float algorithm_code(std::string_view word) {
+  if (word == "RING")
+    return 0;
+  if (word == "TREE")
+    return 1;
+  if (word == "COLLNET_DIRECT" || word == "COLLNET_CHAIN")
+    return 2;
+  if (word == "NVLS" || word == "NVLS_TREE")
+    return 3;
+  if (word == "PAT")
+    return 4;
+  return word.empty() ? std::numeric_limits<float>::quiet_NaN() : 5;
+}
+inline float protocol_code(std::string_view word) {
+  if (word == "LL")
+    return 0;
+  if (word == "LL128")
+    return 1;
+  if (word == "SIMPLE")
+    return 2;
+  return std::numeric_limits<float>::quiet_NaN();
 }
 
 } // namespace echo::slowdown

@@ -483,7 +483,58 @@ private:
   tracer::ActivityLog log_;
 };
 
+// The step to read: `step` (ProfilerStep#step), or the last when step < 0.
+const Step& choose_step(const std::string& path, const FileEvents& f, int step) {
+  if (f.steps.empty())
+    throw UserError(path, 0, "the trace has no ProfilerStep#N annotation, so one iteration cannot be told apart",
+                    "profile with torch.profiler.schedule and call prof.step() every iteration");
+  if (f.gpu.empty())
+    throw UserError(path, 0, "the trace has no GPU event (kernel, memcpy, memset)",
+                    "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
+  if (step < 0)
+    return f.steps.back();
+  for (const Step& s : f.steps)
+    if (s.name == "ProfilerStep#" + std::to_string(step))
+      return s;
+  throw UserError(path, 0, "the trace has no ProfilerStep#" + std::to_string(step),
+                  "pick one of the steps it has (the first is " + f.steps.front().name + ")");
+}
+
 } // namespace
+
+KinetoKernels kineto_kernels(const std::string& file, int step) {
+  double bytes = 0;
+  const FileEvents f = parse(file, bytes);
+  const Step& chosen = choose_step(file, f, step);
+  // The step's GPU work is what was launched inside it.
+  std::unordered_map<std::int64_t, std::int64_t> launched_at;
+  for (const RuntimeCall& c : f.calls)
+    launched_at.emplace(c.correlation, c.start_ns);
+  KinetoKernels out;
+  out.step = chosen.name;
+  for (const GpuEvent& g : f.gpu) {
+    const auto it = launched_at.find(g.correlation);
+    if (it == launched_at.end() || it->second < chosen.start_ns || it->second > chosen.end_ns)
+      continue;
+    MeasuredKernel k;
+    k.name = g.name;
+    k.stream = g.stream;
+    k.start_ns = g.start_ns;
+    k.duration_ns = g.dur_ns;
+    const std::string lower = lowercase(g.name);
+    k.nccl = !g.collective.empty() || lower.rfind("nccl", 0) == 0;
+    if (k.nccl) {
+      k.op = op_of(g.collective, g.name);
+      k.bytes = static_cast<double>(g.in_nelems) * dtype_of(g.dtype).second;
+    }
+    out.kernels.push_back(std::move(k));
+  }
+  std::stable_sort(out.kernels.begin(), out.kernels.end(),
+                   [](const MeasuredKernel& a, const MeasuredKernel& b) { return a.start_ns < b.start_ns; });
+  if (out.kernels.empty())
+    throw UserError(file, 0, "no GPU kernel was launched inside " + chosen.name, "pick another step with --step");
+  return out;
+}
 
 KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
   KinetoImport result;
@@ -495,22 +546,7 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& path = files[fi];
     FileEvents f = parse(path, result.bytes_parsed);
-    if (f.steps.empty())
-      throw UserError(path, 0, "the trace has no ProfilerStep#N annotation, so one iteration cannot be told apart",
-                      "profile with torch.profiler.schedule and call prof.step() every iteration");
-    if (f.gpu.empty())
-      throw UserError(path, 0, "the trace has no GPU event (kernel, memcpy, memset)",
-                      "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-    const Step* chosen = &f.steps.back();
-    if (step >= 0) {
-      chosen = nullptr;
-      for (const Step& s : f.steps)
-        if (s.name == "ProfilerStep#" + std::to_string(step))
-          chosen = &s;
-      if (chosen == nullptr)
-        throw UserError(path, 0, "the trace has no ProfilerStep#" + std::to_string(step),
-                        "pick one of the steps it has (the first is " + f.steps.front().name + ")");
-    }
+    const Step* chosen = &choose_step(path, f, step);
     result.step = chosen->name;
     const int rank = f.rank >= 0 ? f.rank : static_cast<int>(fi);
     file_rank.push_back(rank);

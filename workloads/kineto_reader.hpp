@@ -38,4 +38,20 @@ struct KinetoImport {
 // `step` < 0: the last ProfilerStep of each file.
 KinetoImport read_kineto(const std::vector<std::string>& files, int step = -1);
 
+// One file's GPU work of a step as measured, for overlap analysis (workloads/overlap_table.hpp):
+// kernels, memcpy and memset launched inside the step, by start time; NCCL kernels marked, with
+// their op and bytes (`In msg nelems` x the dtype's size).
+struct MeasuredKernel {
+  std::string name;
+  std::int64_t stream = 0, start_ns = 0, duration_ns = 0;
+  bool nccl = false;
+  trace::CollectiveOp op = trace::OP_UNSPECIFIED;
+  double bytes = 0;
+};
+struct KinetoKernels {
+  std::string step;
+  std::vector<MeasuredKernel> kernels;
+};
+KinetoKernels kineto_kernels(const std::string& file, int step = -1);
+
 } // namespace echo::workloads

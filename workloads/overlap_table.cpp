@@ -1,0 +1,97 @@
+#include "workloads/overlap_table.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace echo::workloads {
+
+namespace {
+
+// NCCL spells the algorithm and protocol in its kernel names: ncclKernel_AllReduce_RING_LL_Sum_float
+// (before 2.19), ncclDevKernel_AllReduce_Sum_f32_RING_LL (since).
+std::pair<std::string, std::string> algorithm_and_protocol(const std::string& kernel) {
+  static const std::vector<std::string> algorithms = {"COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "NVLS", "RING", "TREE", "PAT"};
+  static const std::vector<std::string> protocols = {"LL128", "LL", "SIMPLE"};
+  std::vector<std::string> words;
+  std::string word;
+  std::istringstream in(kernel.substr(0, kernel.find('(')));
+  while (std::getline(in, word, '_'))
+    words.push_back(word);
+  std::string algorithm, protocol;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string two = i + 1 < words.size() ? words[i] + "_" + words[i + 1] : "";
+    for (const std::string& a : algorithms)
+      if (algorithm.empty() && (words[i] == a || two == a))
+        algorithm = a;
+    for (const std::string& p : protocols)
+      if (protocol.empty() && words[i] == p)
+        protocol = p;
+  }
+  return {algorithm, protocol};
+}
+
+} // namespace
+
+OverlapTable overlap_table(const std::vector<MeasuredKernel>& overlapped, const std::vector<MeasuredKernel>& isolated) {
+  // The n-th launch of a name in one run is the n-th launch of that name in the other.
+  std::map<std::string, std::vector<const MeasuredKernel*>> alone;
+  for (const MeasuredKernel& k : isolated)
+    if (!k.nccl)
+      alone[k.name].push_back(&k);
+  std::map<std::string, std::size_t> seen;
+  std::vector<const MeasuredKernel*> nccl;
+  for (const MeasuredKernel& k : overlapped)
+    if (k.nccl)
+      nccl.push_back(&k);
+
+  OverlapTable out;
+  for (const MeasuredKernel& k : overlapped) {
+    if (k.nccl || k.duration_ns <= 0)
+      continue;
+    const std::size_t n = seen[k.name]++;
+    const auto it = alone.find(k.name);
+    if (it == alone.end() || n >= it->second.size() || it->second[n]->duration_ns <= 0) {
+      ++out.unmatched;
+      continue;
+    }
+    OverlapRow row;
+    row.name = k.name;
+    row.isolated_ns = static_cast<double>(it->second[n]->duration_ns);
+    row.measured_ns = static_cast<double>(k.duration_ns);
+    // The covered part of the kernel: the union of the NCCL kernels' spans on other streams.
+    const std::int64_t begin = k.start_ns, end = k.start_ns + k.duration_ns;
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    const MeasuredKernel* longest = nullptr;
+    std::int64_t longest_ns = 0;
+    for (const MeasuredKernel* c : nccl) {
+      if (c->stream == k.stream)
+        continue;
+      const std::int64_t from = std::max(begin, c->start_ns), to = std::min(end, c->start_ns + c->duration_ns);
+      if (to <= from)
+        continue;
+      spans.emplace_back(from, to);
+      if (to - from > longest_ns) {
+        longest_ns = to - from;
+        longest = c;
+      }
+    }
+    std::sort(spans.begin(), spans.end());
+    std::int64_t covered = 0, reach = begin;
+    for (const auto& [from, to] : spans) {
+      covered += std::max<std::int64_t>(0, to - std::max(from, reach));
+      reach = std::max(reach, to);
+    }
+    row.overlap_ratio = static_cast<double>(covered) / static_cast<double>(k.duration_ns);
+    if (longest != nullptr) {
+      row.op = longest->op;
+      std::tie(row.algorithm, row.protocol) = algorithm_and_protocol(longest->name);
+      row.bytes = longest->bytes;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+} // namespace echo::workloads
