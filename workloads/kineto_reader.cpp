@@ -525,7 +525,9 @@ KinetoKernels kineto_kernels(const std::string& file, int step) {
     k.nccl = !g.collective.empty() || lower.rfind("nccl", 0) == 0;
     if (k.nccl) {
       k.op = op_of(g.collective, g.name);
-      k.bytes = static_cast<double>(g.in_nelems) * dtype_of(g.dtype).second;
+      // As trace.proto counts a collective's bytes: AllGather its output, the others their input.
+      const std::int64_t elements = k.op == trace::ALL_GATHER ? g.out_nelems : g.in_nelems;
+      k.bytes = static_cast<double>(elements) * dtype_of(g.dtype).second;
     }
     out.kernels.push_back(std::move(k));
   }

@@ -40,7 +40,8 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step = -1);
 
 // One file's GPU work of a step as measured, for overlap analysis (workloads/overlap_table.hpp):
 // kernels, memcpy and memset launched inside the step, by start time; NCCL kernels marked, with
-// their op and bytes (`In msg nelems` x the dtype's size).
+// their op and bytes as trace.proto counts them (AllGather: `Out msg nelems`, the others:
+// `In msg nelems`, times the dtype's size).
 struct MeasuredKernel {
   std::string name;
   std::int64_t stream = 0, start_ns = 0, duration_ns = 0;
