@@ -84,6 +84,17 @@ TEST_CASE("overlap table: isolated and overlapped durations by name and launch o
                                         kernel(3, "add_kernel", 7, 180, 50))));
   CHECK(fewer.rows.size() == 2);
   CHECK(fewer.unmatched == 1);
+  // An AllGather counts its output (trace.proto's convention); NCCL < 2.19 spells TREE / LL128 first.
+  const auto gathered = run(kineto_json(
+      launch(1, 90) + kernel(1, "k", 7, 100, 100) + launch(2, 95) +
+      kernel(2, "ncclKernel_AllGather_TREE_LL128_Sum_float(ncclDevComm*)", 20, 100, 100,
+             R"(, "Collective name": "allgather", "In msg nelems": 1000, "Out msg nelems": 4000, "dtype": "Float")")));
+  const auto g = workloads::overlap_table(gathered, gathered);
+  REQUIRE(g.rows.size() == 1);
+  CHECK(g.rows[0].op == trace::ALL_GATHER);
+  CHECK(g.rows[0].bytes == 16000);
+  CHECK(g.rows[0].algorithm == "TREE");
+  CHECK(g.rows[0].protocol == "LL128");
 }
 
 TEST_CASE("slowdown table on the command line: a table slowdown train reads, every bad input exit 2") {
