@@ -48,9 +48,11 @@ OverlapTable overlap_table(const std::vector<MeasuredKernel>& overlapped, const 
 
   OverlapTable out;
   for (const MeasuredKernel& k : overlapped) {
-    if (k.nccl || k.duration_ns <= 0)
+    if (k.nccl)
       continue;
-    const std::size_t n = seen[k.name]++;
+    const std::size_t n = seen[k.name]++;  // counted as the isolated run counts: every launch
+    if (k.duration_ns <= 0)
+      continue;
     const auto it = alone.find(k.name);
     if (it == alone.end() || n >= it->second.size() || it->second[n]->duration_ns <= 0) {
       ++out.unmatched;
