@@ -1,5 +1,7 @@
 #include "cli/slowdown_table.hpp"
 
+#include "cli/csv_cell.hpp"
+
 #include "base/user_error.hpp"
 #include "slowdown/features.hpp"
 #include "workloads/ncu_report.hpp"
@@ -14,13 +16,6 @@
 namespace echo::cli {
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // A number as the kernel table reads it back; NaN as `nan`.
 std::string cell(double v) {
@@ -74,7 +69,7 @@ int write_slowdown_table(const SlowdownTableOptions& o) {
     const trace::KernelMetrics* m = it != profiled.end() && n < it->second.size() ? it->second[n] : nullptr;
     without_metrics += m == nullptr;
     overlapping += r.overlap_ratio > 0;
-    csv << quoted(base) << "," << cell(r.isolated_ns) << "," << cell(r.measured_ns) << "," << cell(r.overlap_ratio);
+    csv << csv_cell(base) << "," << cell(r.isolated_ns) << "," << cell(r.measured_ns) << "," << cell(r.overlap_ratio);
     // The metric columns in feature_names() order; the SM count is not in the report.
     const double metrics[] = {m ? m->compute_throughput() : unknown, unknown,
                               m ? m->memory_throughput() : unknown,  m ? m->dram_throughput() : unknown,

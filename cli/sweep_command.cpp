@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/csv_cell.hpp"
 #include "cli/job_file.hpp"
 #include "cli/sweep_space.hpp"
 #include "core/sweep_report.hpp"
@@ -30,15 +31,6 @@ struct SweepOptions {
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   bool resume = false, quiet = false;
 };
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos)
-    return s;
-  std::string out = "\"";
-  for (char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string number(const core::SweepRecord& r, const char* key, int decimals, double scale = 1) {
   if (!r.contains(key))
