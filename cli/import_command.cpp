@@ -47,7 +47,7 @@ Action add_import_command(CLI::App& app) {
   auto kineto_step = std::make_shared<int>(-1);
   kineto->add_option("files", *kineto_files, "Kineto JSON traces (.json or .json.gz), one per rank")->required();
   kineto->add_option("-o,--output", *kineto_out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
-  kineto->add_option("--step", *kineto_step, "The ProfilerStep#N to import (default: the last one)");
+  kineto->add_option("--step", *kineto_step, "The ProfilerStep#N to import (default: the step of median duration; a trace without steps: its whole window)");
   CLI::App* chakra = cmd->add_subcommand("chakra", "Import MLCommons Chakra execution traces (schema 0.0.4 / 1.0), one file per rank");
   chakra->footer("Example:\n  echo-des import chakra llama.0.et llama.1.et -o trace.pb\n"
                  "  then run it: workload: {trace: trace.pb}   (or comm: measured to keep the traced collective times)");
@@ -75,8 +75,10 @@ Action add_import_command(CLI::App& app) {
       std::snprintf(speed, sizeof speed, "%.0f MB/s", seconds > 0 ? k.bytes_parsed / seconds / 1e6 : 0.0);
       std::cout << "imported " << k.step << ": " << w.rank_count() << " ranks, " << k.kernels << " kernels and "
                 << k.collectives << " collectives from " << kineto_files->size() << " file(s) ("
-                << static_cast<long long>(k.bytes_parsed / 1e6) << " MB of JSON, " << speed << "), measured iteration "
+                << static_cast<long long>(k.bytes_parsed / 1e6) << " MB of JSON, " << speed << "), measured step "
                 << static_cast<double>(k.trace.measured_iteration_ns()) / 1e6 << " ms -> " << *kineto_out << "\n";
+      for (const std::string& note : k.notes)
+        std::cout << "note: " << note << "\n";
       return 0;
     }
     if (chakra->parsed()) {

@@ -117,7 +117,11 @@ public:
   double compute_s() const { return compute_s_; }
   double exposed_comm_s() const { return exposed_comm_s_; }
   const std::vector<double>& exposed_by_slot_s() const { return exposed_by_slot_s_; }
-  double end_s() const { return end_s_; }
+  // The rank's iteration: until its host thread is done, and on the GPU from the end of the work
+  // it inherited from the previous iteration (trace::CARRY_IN) to the end of its own.
+  double end_s() const { return std::max(host_end_s_, std::max(0.0, end_s_ - carry_in_end_s_)); }
+  void end_host(double now_s) { host_end_s_ = std::max(host_end_s_, now_s); }
+  void end_carry_in(double now_s) { carry_in_end_s_ = std::max(carry_in_end_s_, now_s); }
 
 private:
   void advance(double now_s) {
@@ -154,7 +158,14 @@ private:
   std::uint32_t active_slots_ = 0;
   std::vector<double> exposed_by_slot_s_;
   double last_change_s_ = 0.0;
-  double compute_s_ = 0.0, exposed_comm_s_ = 0.0, end_s_ = 0.0;
+  double compute_s_ = 0.0, exposed_comm_s_ = 0.0, end_s_ = 0.0, host_end_s_ = 0.0, carry_in_end_s_ = 0.0;
 };
+
+// How a compute task's time counts: GPU work, host time, or work inherited from the previous
+// iteration (neither is GPU work of this iteration).
+enum class TimeKind : std::uint8_t { gpu, host, carry_in };
+inline TimeKind time_kind(trace::Category category) {
+  return category == trace::HOST ? TimeKind::host : category == trace::CARRY_IN ? TimeKind::carry_in : TimeKind::gpu;
+}
 
 } // namespace echo::core

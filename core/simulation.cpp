@@ -235,6 +235,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.ranks = n_ranks;
   result.tasks = w.total_tasks();
   result.measured_iteration_ns = w.measured_iteration_ns;
+  result.notes = w.notes;
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));

@@ -55,20 +55,25 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   while (end < order.size() && !program.tasks[order[end - 1]].observed) {
     const ProgramTask& next = program.tasks[order[end]];
     if (next.kind != TaskKind::compute || !rt.ready(next) ||
-        (next.category == trace::HOST) != (program.tasks[order[first]].category == trace::HOST))
+        time_kind(next.category) != time_kind(program.tasks[order[first]].category))
       break;
     total_ns += next.duration_ns;
     ++end;
   }
   const double start_s = sg4::Engine::get_clock();
-  // Host time orders the GPU's work but is none of it.
-  const bool gpu_work = program.tasks[order[first]].category != trace::HOST;
-  if (gpu_work)
+  // Host time and the previous iteration's work order this iteration's GPU work but are none of it.
+  const TimeKind kind = time_kind(program.tasks[order[first]].category);
+  if (kind == TimeKind::gpu)
     rt.begin_compute(start_s);
   if (total_ns > 0)
     sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
-  if (gpu_work)
-    rt.end_compute(sg4::Engine::get_clock());
+  const double end_s = sg4::Engine::get_clock();
+  if (kind == TimeKind::gpu)
+    rt.end_compute(end_s);
+  else if (kind == TimeKind::host)
+    rt.end_host(end_s);
+  else
+    rt.end_carry_in(end_s);
   if (state_->record) {
     std::uint64_t elapsed_ns = 0;
     for (std::size_t k = first; k < end; ++k) {
@@ -146,7 +151,7 @@ void StreamActor::operator()() const {
     for (std::size_t pos = 0; pos < order.size();) {
       const ProgramTask& task = program.tasks[order[pos]];
       wait_for_dependencies(rt, task);
-      if (task.kind == TaskKind::compute && may_overlap && task.category != trace::HOST) {
+      if (task.kind == TaskKind::compute && may_overlap && time_kind(task.category) == TimeKind::gpu) {
         compute_overlapped(rt, pos);
         finish(rt, 1);
         ++pos;

@@ -67,6 +67,8 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
     j["error_vs_measured"] =
         (static_cast<double>(r.iteration_ns) - static_cast<double>(r.measured_iteration_ns)) / static_cast<double>(r.measured_iteration_ns);
   }
+  if (!r.notes.empty())
+    j["import_notes"] = r.notes;
   if (const auto figures = training_figures(r)) {
     j["training"] = training_json(*figures);
     j["breakdown"] = breakdown_json(iteration_breakdown(r));
@@ -144,6 +146,8 @@ std::string text_summary(const SimulationResult& r) {
     out += "note:           " + std::to_string(r.kernels_without_metrics) + " of " + std::to_string(r.compute_kernels) +
            " compute kernels have no Nsight Compute metrics: the " + r.slowdown_model +
            " model gave them their category's default slowdown (attach metrics with `echo-des import ncu`)\n";
+  for (const std::string& note : r.notes)
+    out += "note:           " + note + "\n";
   if (r.collectives_too_large > 0)
     out += "note:           " + std::to_string(r.collectives_too_large) +
            " collective calls had schedules of more than " + std::to_string(kMaxStepsPerCall) +

@@ -38,6 +38,7 @@ std::string_view category_name(trace::Category category) {
   case trace::COMMUNICATION: return "communication";
   case trace::OTHER: return "other";
   case trace::HOST: return "host";
+  case trace::CARRY_IN: return "carry_in";
   default: return "unspecified";
   }
 }

@@ -1,305 +1,55 @@
 #include "workloads/kineto_reader.hpp"
 
-#include "workloads/json_array_stream.hpp"
+#include "workloads/kineto_collectives.hpp"
+#include "workloads/kineto_events.hpp"
 #include "workloads/kernel_category.hpp"
 #include "workloads/tracer/process_trace.hpp"
 
 #include "base/user_error.hpp"
 
-#include <simdjson.h>
-#include <zlib.h>
-
 #include <algorithm>
-#include <charconv>
-#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 namespace echo::workloads {
 
 namespace {
 
-namespace sj = simdjson;
+using kineto::CommCall;
+using kineto::CommResolver;
+using kineto::FileEvents;
+using kineto::GpuEvent;
+using kineto::RuntimeCall;
+using kineto::Step;
 
 constexpr std::int64_t kWaitWindowNs = 20000;
 
-struct GpuEvent {
-  std::string name;
-  std::int64_t stream = 0, start_ns = 0, dur_ns = 0, correlation = -1;
-  std::string category;  // kernel, gpu_memcpy, gpu_memset, cuda_sync
-  // NCCL args
-  std::string collective, dtype, group_name, group_ranks;
-  std::int64_t in_nelems = 0, out_nelems = 0, peer_rank = -1, p2p_global = -1;
-  // cuda_sync args
-  std::int64_t wait_on_stream = -1, wait_on_record = -1, wait_on_event = -1;
-};
-
-struct RuntimeCall {
-  std::int64_t correlation = 0, thread = 0, start_ns = 0, end_ns = 0;
-};
-
-struct Step {
-  std::string name;
-  std::int64_t start_ns = 0, end_ns = 0;
-};
-
-struct FileEvents {
-  std::vector<GpuEvent> gpu;
-  std::vector<GpuEvent> syncs;  // cuda_sync events
-  std::vector<RuntimeCall> calls;
-  std::vector<Step> steps;
-  int rank = -1;
-};
-
-// gzread reads plain files too; a damaged compressed file is the user's error.
-class TraceFile {
-public:
-  explicit TraceFile(const std::string& path) : path_(path), f_(gzopen(path.c_str(), "rb")) {
-    if (f_ == nullptr)
-      throw UserError(path, 0, "cannot read the Kineto trace", "check the path");
-    gzbuffer(f_, 1 << 18);
-  }
-  ~TraceFile() { gzclose(f_); }
-  TraceFile(const TraceFile&) = delete;
-  TraceFile& operator=(const TraceFile&) = delete;
-
-  std::size_t read(char* buf, std::size_t n) {
-    const int got = gzread(f_, buf, static_cast<unsigned>(n));
-    int err = 0;
-    const char* message = gzerror(f_, &err);
-    if (got < 0 || err < 0)
-      throw UserError(path_, 0, std::string("the compressed Kineto trace is damaged: ") + (message ? message : "read error"),
-                      "export the trace again");
-    return static_cast<std::size_t>(got);
-  }
-
-private:
-  std::string path_;
-  gzFile f_;
-};
-
-std::int64_t ns(double us) { return std::llround(us * 1000.0); }
-
-std::string_view text(sj::ondemand::value v) {
-  std::string_view s;
-  if (v.get_string().get(s) != sj::SUCCESS)
-    return {};
-  return s;
-}
-
-double number(sj::ondemand::value v) {
-  double d = 0;
-  if (v.get_double().get(d) == sj::SUCCESS)
-    return d;
-  std::int64_t i = 0;
-  if (v.get_int64().get(i) == sj::SUCCESS)
-    return static_cast<double>(i);
-  return 0;
-}
-
-// PyTorch writes some integer args as strings ("Dst Rank": "3").
-std::int64_t integer_arg(sj::ondemand::value v) {
-  std::string_view s;
-  if (v.get_string().get(s) == sj::SUCCESS) {
-    std::int64_t out = -1;
-    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return error == std::errc() ? out : -1;
-  }
-  return static_cast<std::int64_t>(number(v));
-}
-
-// The args of an event that matter here: the launch correlation, the stream, and NCCL's call.
-void read_args(sj::ondemand::object& args, GpuEvent& g) {
-  for (auto a : args) {
-    const std::string_view k = a.unescaped_key();
-    if (k == "correlation")
-      g.correlation = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "stream")
-      g.stream = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "Collective name")
-      g.collective = std::string(text(a.value()));
-    else if (k == "In msg nelems")
-      g.in_nelems = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "Out msg nelems")
-      g.out_nelems = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "dtype")
-      g.dtype = std::string(text(a.value()));
-    else if (k == "Process Group Name")
-      g.group_name = std::string(text(a.value()));
-    else if (k == "Process Group Ranks")
-      g.group_ranks = std::string(text(a.value()));
-    else if (k == "Dst Rank" || k == "Src Rank")  // send / recv: the peer's global rank
-      g.p2p_global = integer_arg(a.value());
-    else if (k == "Rank")
-      g.peer_rank = integer_arg(a.value());
-    else if (k == "wait_on_stream")
-      g.wait_on_stream = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "wait_on_cuda_event_record_corr_id")
-      g.wait_on_record = static_cast<std::int64_t>(number(a.value()));
-    else if (k == "wait_on_cuda_event_id")
-      g.wait_on_event = static_cast<std::int64_t>(number(a.value()));
-  }
-}
-
-// The events of one batch (a JSON array of trace events), into `out`.
-void read_events(sj::ondemand::array events, FileEvents& out) {
-  for (auto e : events) {
-    std::string_view ph, cat, name;
-    double ts = 0, dur = 0;
-    std::int64_t tid = 0;
-    GpuEvent g;
-    for (auto f : e.get_object()) {
-      const std::string_view k = f.unescaped_key();
-      if (k == "ph")
-        ph = text(f.value());
-      else if (k == "cat")
-        cat = text(f.value());
-      else if (k == "name")
-        name = text(f.value());
-      else if (k == "ts")
-        ts = number(f.value());
-      else if (k == "dur")
-        dur = number(f.value());
-      else if (k == "tid") {
-        sj::ondemand::value v = f.value();
-        tid = static_cast<std::int64_t>(number(v));
-      } else if (k == "args") {
-        sj::ondemand::object args;
-        if (f.value().get_object().get(args) == sj::SUCCESS)
-          read_args(args, g);
-      }
-    }
-    if (ph != "X")
-      continue;
-    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_sync") {
-      g.name = std::string(name);
-      if (g.stream == 0 && cat != "cuda_sync")
-        g.stream = tid;
-      g.start_ns = ns(ts);
-      g.dur_ns = ns(dur);
-      g.category = std::string(cat);
-      (cat == "cuda_sync" ? out.syncs : out.gpu).push_back(std::move(g));
-    } else if ((cat == "cuda_runtime" || cat == "cuda_driver") && g.correlation >= 0) {
-      out.calls.push_back({g.correlation, tid, ns(ts), ns(ts + dur)});
-    } else if ((cat == "user_annotation" || cat == "cpu_op") && name.rfind("ProfilerStep#", 0) == 0) {
-      out.steps.push_back({std::string(name), ns(ts), ns(ts + dur)});
-    }
-  }
-}
-
-FileEvents parse(const std::string& path, double& bytes) {
-  TraceFile file(path);
-  FileEvents out;
-  sj::ondemand::parser parser;
-  try {
-    const JsonArrayStreamResult r = stream_json_array(
-        [&](char* buf, std::size_t n) { return file.read(buf, n); }, "traceEvents", 4u << 20,
-        [&](const sj::padded_string& batch) {
-          sj::ondemand::document doc = parser.iterate(batch);
-          read_events(doc.get_array(), out);
-        });
-    bytes += static_cast<double>(r.bytes);
-    if (!r.found)
-      throw UserError(path, 0, "no traceEvents: not a Kineto / Chrome trace", "give the JSON the PyTorch profiler exported");
-    // The rest of the object (distributedInfo, deviceProperties, ...) is small.
-    const sj::padded_string rest(r.rest);
-    sj::ondemand::document doc = parser.iterate(rest);
-    for (auto field : doc.get_object())
-      if (std::string_view(field.unescaped_key()) == "distributedInfo")
-        for (auto f : field.value().get_object())
-          if (std::string_view(f.unescaped_key()) == "rank")
-            out.rank = static_cast<int>(number(f.value()));
-  } catch (const sj::simdjson_error& e) {
-    throw UserError(path, 0, std::string("malformed JSON: ") + e.what(), "give the JSON the PyTorch profiler exported");
-  } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const UserError*>(&e) != nullptr)
-      throw;
-    throw UserError(path, 0, std::string("malformed JSON: ") + e.what(), "give the JSON the PyTorch profiler exported");
-  }
-  return out;
-}
-
-// From the `Collective name` arg, else from the kernel's name (ncclKernel_AllReduce_...).
-trace::CollectiveOp op_of(const std::string& collective, const std::string& kernel) {
-  const std::string lower = lowercase(collective.empty() ? kernel : collective);
-  if (lower.find("allreduce") != std::string::npos || lower.find("all_reduce") != std::string::npos)
-    return trace::ALL_REDUCE;
-  if (lower.find("allgather") != std::string::npos || lower.find("all_gather") != std::string::npos)
-    return trace::ALL_GATHER;
-  if (lower.find("reducescatter") != std::string::npos || lower.find("reduce_scatter") != std::string::npos)
-    return trace::REDUCE_SCATTER;
-  if (lower.find("alltoall") != std::string::npos || lower.find("all_to_all") != std::string::npos)
-    return trace::ALL_TO_ALL;
-  if (lower.find("broadcast") != std::string::npos)
-    return trace::BROADCAST;
-  if (lower.find("reduce") != std::string::npos)
-    return trace::REDUCE;
-  return trace::OP_UNSPECIFIED;  // send / recv (see p2p_of) and unknown: kept as kernels
-}
-
-// "send" / "recv" from the `Collective name` arg.
-std::optional<tracer::NcclOp> p2p_of(const std::string& collective) {
-  const std::string lower = lowercase(collective);
-  if (lower == "send" || lower == "nccl:send")
-    return tracer::NcclOp::send;
-  if (lower == "recv" || lower == "nccl:recv")
-    return tracer::NcclOp::recv;
-  return std::nullopt;
-}
-
-std::pair<trace::DataType, double> dtype_of(const std::string& d) {
-  if (d == "Float")
-    return {trace::FLOAT32, 4};
-  if (d == "Half")
-    return {trace::FLOAT16, 2};
-  if (d == "BFloat16")
-    return {trace::BFLOAT16, 2};
-  if (d == "Double")
-    return {trace::FLOAT64, 8};
-  if (d == "Long")
-    return {trace::INT64, 8};
-  if (d == "Int")
-    return {trace::INT32, 4};
-  if (d == "Byte" || d == "Char")
-    return {trace::INT8, 1};
-  return {trace::FLOAT32, 4};
-}
-
-std::vector<std::uint32_t> ranks_of(const std::string& list) {
-  std::vector<std::uint32_t> out;
-  std::string digits;
-  for (char c : list + ",") {
-    if (std::isdigit(static_cast<unsigned char>(c)))
-      digits += c;
-    else if (!digits.empty()) {
-      out.push_back(static_cast<std::uint32_t>(std::stoul(digits)));
-      digits.clear();
-    }
-  }
-  return out;
-}
-
-// Correlation ids are spaced by this factor so that the event records and waits inferred below
-// fit between two real calls (they are ordered by correlation, as launches are).
+// Correlation ids are spaced by this factor so that the event records, waits and synthetic calls
+// inferred below fit between two real calls (they are ordered by correlation, as launches are).
 constexpr std::uint32_t kSpacing = 4;
 
 // The element count NCCL takes for the op, from PyTorch's message sizes (process_trace.hpp counts
 // AllGather, ReduceScatter and AllToAll per rank, as NCCL does).
-std::uint64_t nccl_count(trace::CollectiveOp op, const GpuEvent& g, std::size_t group_size) {
-  switch (op) {
-  case trace::ALL_GATHER: return static_cast<std::uint64_t>(g.in_nelems);
-  case trace::REDUCE_SCATTER: return static_cast<std::uint64_t>(g.out_nelems);
-  case trace::ALL_TO_ALL: return static_cast<std::uint64_t>(g.in_nelems) / std::max<std::size_t>(1, group_size);
-  default: return static_cast<std::uint64_t>(g.in_nelems);
-  }
+std::uint64_t nccl_count(const CommCall& c) {
+  const auto group = static_cast<std::int64_t>(std::max<std::size_t>(1, c.ranks.size()));
+  std::int64_t n = c.in_nelems;
+  if (c.op == trace::REDUCE_SCATTER)
+    n = c.out_nelems >= 0 ? c.out_nelems : c.in_nelems / group;
+  else if (c.op == trace::ALL_TO_ALL)
+    n = c.in_nelems / group;
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n));
 }
 
-tracer::NcclOp nccl_op(trace::CollectiveOp op) {
-  switch (op) {
+tracer::NcclOp nccl_op(const CommCall& c) {
+  if (c.p2p == kineto::PointToPoint::send)
+    return tracer::NcclOp::send;
+  if (c.p2p == kineto::PointToPoint::recv)
+    return tracer::NcclOp::recv;
+  switch (c.op) {
   case trace::ALL_GATHER: return tracer::NcclOp::all_gather;
   case trace::REDUCE_SCATTER: return tracer::NcclOp::reduce_scatter;
   case trace::BROADCAST: return tracer::NcclOp::broadcast;
@@ -309,16 +59,27 @@ tracer::NcclOp nccl_op(trace::CollectiveOp op) {
   }
 }
 
+bool is_nccl_kernel(const GpuEvent& g) {
+  return g.category == "kernel" && (!g.collective.empty() || lowercase(g.name).rfind("nccl", 0) == 0);
+}
+
+// A process group as the files describe it: its slot and members.
+struct Group {
+  std::string slot;
+  std::vector<std::uint32_t> ranks;
+};
+
 // One file's step as the records the CUPTI tracer would have made (workloads/tracer/), so that one
 // conversion turns both into a trace.
 class StepRecords {
 public:
-  StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank,
-              std::map<std::string, std::vector<std::uint32_t>>& groups)
-      : path_(path), f_(f), rank_(rank), groups_(groups) {
+  StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank, int world,
+              std::map<std::string, Group>& groups)
+      : path_(path), f_(f), rank_(rank), groups_(groups), resolver_(path, f, rank, world) {
     number_correlations();
     log_.launcher_rank = rank;
-    log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns)});
+    log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns),
+                             step.thread >= 0 ? static_cast<std::int64_t>(static_cast<std::uint32_t>(step.thread)) : -1});
     for (const RuntimeCall& c : f.calls)
       log_.api.push_back({corr(c.correlation), static_cast<std::uint32_t>(c.thread), static_cast<std::uint64_t>(c.start_ns),
                           static_cast<std::uint64_t>(c.end_ns)});
@@ -331,7 +92,7 @@ public:
                         : g.category == "gpu_memset" ? tracer::GpuActivityKind::memset : tracer::GpuActivityKind::memcpy;
       log_.gpu.push_back({kind, it->second, static_cast<std::uint32_t>(g.stream), corr(g.correlation),
                           static_cast<std::uint64_t>(g.start_ns), static_cast<std::uint64_t>(g.start_ns + g.dur_ns)});
-      if (g.category == "kernel" && lowercase(g.name).rfind("nccl", 0) == 0)
+      if (is_nccl_kernel(g))
         add_nccl_call(g);
     }
     // Stream waits are exact when Kineto says which record they waited on; older Kineto does not.
@@ -339,10 +100,18 @@ public:
     add_traced_syncs(exact);
     if (!exact)
       infer_process_group_waits();
+    infer_host_waits();
   }
 
   tracer::ActivityLog& log() { return log_; }
-  std::uint64_t collectives = 0;
+  std::vector<std::string> notes() const {
+    std::vector<std::string> out = resolver_.notes();
+    if (inferred_host_waits_ > 0)
+      out.push_back(path_.substr(path_.find_last_of('/') + 1) + ": " + std::to_string(inferred_host_waits_) +
+                    " blocking CUDA calls (synchronize, synchronous copies) without cuda_sync events: the GPU work each "
+                    "waited for was inferred from the call and when it returned");
+    return out;
+  }
 
 private:
   // Kineto's correlation ids, renumbered densely in their order and spaced by kSpacing (they may
@@ -364,48 +133,43 @@ private:
   }
   std::uint32_t corr(std::int64_t c) const { return dense_.at(c); }
 
-  // The NCCL call behind a kernel, from the args PyTorch's ProcessGroupNCCL recorded.
+  // The NCCL call behind a kernel (kineto_collectives.hpp); a kernel whose call cannot be told
+  // stays a kernel with its measured time, and the notes say so.
   void add_nccl_call(const GpuEvent& g) {
-    const trace::CollectiveOp op = op_of(g.collective, g.name);
-    const auto p2p = p2p_of(g.collective);
-    if (op == trace::OP_UNSPECIFIED && !p2p)
-      return;  // unknown: stays a kernel with its measured time
-    auto ranks = ranks_of(g.group_ranks);
-    if (ranks.empty())
-      ranks = {static_cast<std::uint32_t>(rank_)};
-    const std::string slot = "pg" + (g.group_name.empty() ? std::string("0") : g.group_name);
-    const auto [known, fresh] = groups_.emplace(slot, ranks);
-    if (!fresh && known->second != ranks)
-      throw UserError(path_, 0, "process group " + g.group_name + " lists different ranks in two events",
+    const std::optional<CommCall> resolved = resolver_.resolve(g);
+    if (!resolved)
+      return;
+    const CommCall& call = *resolved;
+    const std::string name = call.slot + "." + std::to_string(call.ranks.front());
+    const auto [known, fresh] = groups_.emplace(name, Group{call.slot, call.ranks});
+    if (!fresh && known->second.ranks != call.ranks)
+      throw UserError(path_, 0, "process group " + call.slot + " lists different ranks in two events",
                       "export the trace again; every event of a group should name the same ranks");
-    const auto [comm, first] = comm_of_slot_.emplace(slot, comm_of_slot_.size() + 1);
+    const auto [comm, first] = comm_of_slot_.emplace(call.slot, comm_of_slot_.size() + 1);
     if (first) {
-      const auto me = std::find(ranks.begin(), ranks.end(), static_cast<std::uint32_t>(rank_));
-      log_.comms.push_back({comm->second, slot, static_cast<std::uint32_t>(me - ranks.begin()), static_cast<std::uint32_t>(ranks.size())});
+      const auto me = std::find(call.ranks.begin(), call.ranks.end(), static_cast<std::uint32_t>(rank_));
+      log_.comms.push_back({comm->second, call.slot, static_cast<std::uint32_t>(me - call.ranks.begin()),
+                            static_cast<std::uint32_t>(call.ranks.size())});
     }
-    const auto [dtype, size] = dtype_of(g.dtype);
     tracer::NcclCall c;
-    c.op = p2p ? *p2p : nccl_op(op);
+    c.op = nccl_op(call);
     c.launch = static_cast<std::uint64_t>(g.correlation);
     c.comm = comm->second;
-    c.count = p2p ? static_cast<std::uint64_t>(g.in_nelems) : nccl_count(op, g, ranks.size());
-    c.dtype = static_cast<std::uint8_t>(dtype);
-    c.dtype_bytes = static_cast<std::uint8_t>(size);
-    if (p2p) {
-      const auto peer = std::find(ranks.begin(), ranks.end(), static_cast<std::uint32_t>(std::max<std::int64_t>(0, g.p2p_global)));
-      if (g.p2p_global >= 0 && peer != ranks.end())
-        c.peer = static_cast<std::uint32_t>(peer - ranks.begin());
-      else if (g.peer_rank >= 0)
-        c.peer = static_cast<std::uint32_t>(g.peer_rank);
-      else
-        throw UserError(path_, 0, "a " + g.collective + " kernel ('" + g.name.substr(0, 60) + "') does not say its peer",
-                        "profile with PyTorch 2.4 or later, which records `Src Rank` / `Dst Rank`");
-    }
+    c.count = call.p2p != kineto::PointToPoint::none ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, call.in_nelems))
+                                                      : nccl_count(call);
+    c.dtype = static_cast<std::uint8_t>(call.dtype.type);
+    c.dtype_bytes = static_cast<std::uint8_t>(call.dtype.bytes);
+    if (call.p2p != kineto::PointToPoint::none)
+      c.peer = static_cast<std::uint32_t>(call.peer_member);
     log_.nccl.push_back(c);
     log_.external.push_back({corr(g.correlation), c.launch});
     ++collectives;
   }
 
+public:
+  std::uint64_t collectives = 0;
+
+private:
   // Kineto's cuda_sync events (enable_cuda_sync_events): the waits exactly as the program made them
   // — host-side synchronisations always, stream waits when `with_stream_waits`.
   void add_traced_syncs(bool with_stream_waits) {
@@ -435,6 +199,7 @@ private:
         sync.event = it->second;
       }
       log_.syncs.push_back(sync);
+      traced_sync_calls_.insert(s.correlation);
     }
   }
 
@@ -468,48 +233,218 @@ private:
         if (!waited)
           continue;
         // Recorded on `other` just before `g`'s launch, waited on by `g`'s stream right before it.
-        log_.event_records.push_back({g.correlation - 2, next_event, other});
-        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, next_event++, 0, 0});
+        log_.event_records.push_back({g.correlation - 2, 1000000 + next_event, other});
+        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, 1000000 + next_event++, 0, 0});
       }
+    }
+  }
+
+  // Blocking calls that Kineto did not describe with a cuda_sync event are waits on the GPU all the
+  // same: the host resumes when the awaited work is done, so a faster or slower GPU moves it.
+  // - a synchronous copy (cudaMemcpy, or a copy to or from pageable memory, as `.item()` and
+  //   `.cpu()` make) whose call lasted until its copy (nearly) ended waits for that copy;
+  // - cudaDeviceSynchronize waits for every stream;
+  // - cudaStreamSynchronize / cudaEventSynchronize, whose stream the trace does not name, wait for
+  //   the stream whose last work launched before the call ended while the call was waiting (the
+  //   latest-ending one before it otherwise).
+  void infer_host_waits() {
+    std::unordered_map<std::int64_t, const GpuEvent*> copy_of;
+    std::map<std::int64_t, std::vector<const GpuEvent*>> by_stream;
+    for (const GpuEvent& g : f_.gpu) {
+      if (g.category == "gpu_memcpy")
+        copy_of.emplace(g.correlation, &g);
+      by_stream[g.stream].push_back(&g);
+    }
+    for (auto& [stream, list] : by_stream)
+      std::sort(list.begin(), list.end(), [](const GpuEvent* a, const GpuEvent* b) { return a->correlation < b->correlation; });
+    for (const RuntimeCall& c : f_.calls) {
+      if (traced_sync_calls_.count(c.correlation))
+        continue;
+      tracer::Synchronization sync;
+      sync.start_ns = static_cast<std::uint64_t>(c.start_ns);
+      sync.end_ns = static_cast<std::uint64_t>(c.end_ns);
+      sync.correlation = corr(c.correlation);
+      if (const auto copy = copy_of.find(c.correlation); copy != copy_of.end()) {
+        const GpuEvent& g = *copy->second;
+        const bool blocking = c.kind == kineto::CallKind::memcpy_sync || g.name.find("DtoH") != std::string::npos ||
+                              g.name.find("Pageable") != std::string::npos;
+        const std::int64_t copy_end = g.start_ns + g.dur_ns;
+        if (!blocking || 2 * (c.end_ns - c.start_ns) < copy_end - c.start_ns)
+          continue;
+        // A call of its own just after the launch, so that the wait follows the copy it launched.
+        sync.kind = tracer::SyncKind::stream_synchronize;
+        sync.stream = static_cast<std::uint32_t>(g.stream);
+        sync.correlation += 1;
+        log_.api.push_back({sync.correlation, static_cast<std::uint32_t>(c.thread), sync.start_ns, sync.end_ns});
+      } else if (c.kind == kineto::CallKind::device_sync) {
+        sync.kind = tracer::SyncKind::context_synchronize;
+      } else if (c.kind == kineto::CallKind::stream_sync || c.kind == kineto::CallKind::event_sync) {
+        const GpuEvent* awaited = nullptr;
+        bool ended_inside = false;
+        for (const auto& [stream, list] : by_stream) {
+          const auto at = std::lower_bound(list.begin(), list.end(), c.correlation,
+                                           [](const GpuEvent* g, std::int64_t x) { return g->correlation < x; });
+          if (at == list.begin())
+            continue;
+          const GpuEvent* last = *(at - 1);
+          const std::int64_t end = last->start_ns + last->dur_ns;
+          const bool inside = end >= c.start_ns && end <= c.end_ns + kWaitWindowNs;
+          if (end > c.end_ns + kWaitWindowNs)
+            continue;  // still running after the call returned: not what it waited for
+          if (awaited == nullptr || (inside && !ended_inside) ||
+              (inside == ended_inside && end > awaited->start_ns + awaited->dur_ns)) {
+            awaited = last;
+            ended_inside = inside;
+          }
+        }
+        if (awaited == nullptr)
+          continue;
+        sync.kind = tracer::SyncKind::stream_synchronize;
+        sync.stream = static_cast<std::uint32_t>(awaited->stream);
+      } else {
+        continue;
+      }
+      log_.syncs.push_back(sync);
+      ++inferred_host_waits_;
     }
   }
 
   const std::string& path_;
   const FileEvents& f_;
   int rank_;
-  std::map<std::string, std::vector<std::uint32_t>>& groups_;
+  std::map<std::string, Group>& groups_;
+  CommResolver resolver_;
   std::map<std::string, std::uint64_t> comm_of_slot_;
   std::unordered_map<std::int64_t, std::uint32_t> dense_;
+  std::set<std::int64_t> traced_sync_calls_;
+  std::uint64_t inferred_host_waits_ = 0;
   tracer::ActivityLog log_;
 };
 
-// The step to read: `step` (ProfilerStep#step), or the last when step < 0.
-const Step& choose_step(const std::string& path, const FileEvents& f, int step) {
-  if (f.steps.empty())
-    throw UserError(path, 0, "the trace has no ProfilerStep#N annotation, so one iteration cannot be told apart",
-                    "profile with torch.profiler.schedule and call prof.step() every iteration");
+// Whether any GPU work was launched inside [start, end].
+bool launches_inside(const FileEvents& f, std::int64_t start, std::int64_t end) {
+  std::set<std::int64_t> gpu;
+  for (const GpuEvent& g : f.gpu)
+    gpu.insert(g.correlation);
+  return std::any_of(f.calls.begin(), f.calls.end(), [&](const RuntimeCall& c) {
+    return c.start_ns >= start && c.start_ns <= end && gpu.count(c.correlation);
+  });
+}
+
+std::string milliseconds(std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+// The step to replay: ProfilerStep#`step` when asked for; else the step of median duration among
+// those that launched GPU work (a typical iteration: the first is often a warm-up and the last may
+// be cut short); the whole trace window when the trace has no ProfilerStep at all.
+Step choose_step(const std::string& path, const FileEvents& f, int step, const std::string& wanted_name,
+                 std::vector<std::string>* notes) {
   if (f.gpu.empty())
-    throw UserError(path, 0, "the trace has no GPU event (kernel, memcpy, memset)",
+    throw UserError(path, 0,
+                    "the trace has no GPU event (kernel, memcpy, memset): it was profiled without CUDA activities, or "
+                    "on a device whose events it does not hold",
                     "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-  if (step < 0)
-    return f.steps.back();
+  const std::string file = path.substr(path.find_last_of('/') + 1);
+  if (f.steps.empty()) {
+    if (step >= 0)
+      throw UserError(path, 0, "the trace has no ProfilerStep#" + std::to_string(step) + " (it has no ProfilerStep at all)",
+                      "leave `step` out to replay the whole trace window");
+    if (notes != nullptr)
+      notes->push_back(file + ": the trace has no ProfilerStep annotation; its whole window (" +
+                       milliseconds(f.last_ns - f.first_ns) + " ms) is replayed as one iteration");
+    return Step{"the whole trace", f.first_ns, f.last_ns, -1};
+  }
+  const std::string asked = step >= 0 ? "ProfilerStep#" + std::to_string(step) : wanted_name;
+  if (!asked.empty()) {
+    for (const Step& s : f.steps)
+      if (s.name == asked)
+        return s;
+    if (step >= 0)
+      throw UserError(path, 0, "the trace has no " + asked, "pick one of the steps it has (the first is " + f.steps.front().name + ")");
+  }
+  std::vector<const Step*> candidates;
   for (const Step& s : f.steps)
-    if (s.name == "ProfilerStep#" + std::to_string(step))
-      return s;
-  throw UserError(path, 0, "the trace has no ProfilerStep#" + std::to_string(step),
-                  "pick one of the steps it has (the first is " + f.steps.front().name + ")");
+    if (launches_inside(f, s.start_ns, s.end_ns))
+      candidates.push_back(&s);
+  if (candidates.empty())
+    throw UserError(path, 0, "no GPU work was launched inside any of its " + std::to_string(f.steps.size()) + " ProfilerSteps",
+                    "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and GPU work in the steps");
+  std::vector<const Step*> by_duration = candidates;
+  std::stable_sort(by_duration.begin(), by_duration.end(),
+                   [](const Step* a, const Step* b) { return a->end_ns - a->start_ns < b->end_ns - b->start_ns; });
+  const Step& median = *by_duration[(by_duration.size() - 1) / 2];
+  if (notes != nullptr && candidates.size() > 1)
+    notes->push_back(file + ": " + median.name + " is replayed, the median of " + std::to_string(candidates.size()) +
+                     " profiled steps with GPU work (" + milliseconds(by_duration.front()->end_ns - by_duration.front()->start_ns) +
+                     " to " + milliseconds(by_duration.back()->end_ns - by_duration.back()->start_ns) +
+                     " ms); `step: N` picks another");
+  return median;
+}
+
+// Ranks no file covers run a traced rank's program, so each of its process groups needs an
+// instance holding them: the traced instance's shape (its ranks relative to its first) laid over
+// the uncovered ranks, lowest first — consecutive blocks stay blocks, strided groups stay strided.
+void tile_untraced_ranks(std::map<std::string, Group>& groups, std::uint32_t world, const std::string& path,
+                         std::vector<std::string>& notes) {
+  std::map<std::string, std::vector<const Group*>> by_slot;
+  for (const auto& [name, group] : groups)
+    by_slot[group.slot].push_back(&group);
+  std::map<std::string, Group> added;
+  for (const auto& [slot, instances] : by_slot) {
+    std::vector<bool> covered(world, false);
+    for (const Group* g : instances)
+      for (std::uint32_t r : g->ranks)
+        covered[r] = true;
+    std::vector<std::uint32_t> offsets;
+    for (std::uint32_t r : instances.front()->ranks)
+      offsets.push_back(r - instances.front()->ranks.front());
+    std::uint32_t tiles = 0;
+    for (std::uint32_t first = 0; first < world; ++first) {
+      if (covered[first])
+        continue;
+      Group g{slot, {}};
+      for (std::uint32_t o : offsets)
+        if (first + o < world && !covered[first + o])
+          g.ranks.push_back(first + o);
+      if (g.ranks.size() != offsets.size())
+        throw UserError(path, 0,
+                        "process group " + slot + " of the traced ranks (" + std::to_string(offsets.size()) +
+                            " ranks) cannot be laid over the untraced ranks of the " + std::to_string(world) +
+                            "-rank world: rank " + std::to_string(first) + " would have no group",
+                        "give the files of every rank, or `replicate: {dp: N}` to replay the traced ranks as one replica");
+      for (std::uint32_t r : g.ranks)
+        covered[r] = true;
+      added.emplace(slot + "." + std::to_string(first), std::move(g));
+      ++tiles;
+    }
+    if (tiles > 0)
+      notes.push_back("process group " + slot + ": " + std::to_string(tiles) +
+                      " more instances of the traced one's shape hold the untraced ranks, which replay the first file's program");
+  }
+  groups.merge(added);
+}
+
+int world_of(const std::vector<FileEvents>& files) {
+  int world = static_cast<int>(files.size());
+  for (const FileEvents& f : files)
+    world = std::max({world, f.world_size, f.rank + 1});
+  return world;
 }
 
 } // namespace
 
 KinetoKernels kineto_kernels(const std::string& file, int step) {
   double bytes = 0;
-  const FileEvents f = parse(file, bytes);
-  const Step& chosen = choose_step(file, f, step);
+  const FileEvents f = kineto::read_file(file, bytes);
+  const Step chosen = choose_step(file, f, step, "", nullptr);
   // The step's GPU work is what was launched inside it.
   std::unordered_map<std::int64_t, std::int64_t> launched_at;
   for (const RuntimeCall& c : f.calls)
     launched_at.emplace(c.correlation, c.start_ns);
+  CommResolver resolver(file, f, std::max(0, f.rank), world_of({f}));
   KinetoKernels out;
   out.step = chosen.name;
   for (const GpuEvent& g : f.gpu) {
@@ -521,14 +456,14 @@ KinetoKernels kineto_kernels(const std::string& file, int step) {
     k.stream = g.stream;
     k.start_ns = g.start_ns;
     k.duration_ns = g.dur_ns;
-    const std::string lower = lowercase(g.name);
-    k.nccl = !g.collective.empty() || lower.rfind("nccl", 0) == 0;
-    if (k.nccl) {
-      k.op = op_of(g.collective, g.name);
-      // As trace.proto counts a collective's bytes: AllGather its output, the others their input.
-      const std::int64_t elements = k.op == trace::ALL_GATHER ? g.out_nelems : g.in_nelems;
-      k.bytes = static_cast<double>(elements) * dtype_of(g.dtype).second;
-    }
+    k.nccl = is_nccl_kernel(g);
+    if (k.nccl)
+      if (const auto call = resolver.resolve(g)) {
+        k.op = call->op;
+        // As trace.proto counts a collective's bytes: AllGather its output, the others their input.
+        const std::int64_t elements = k.op == trace::ALL_GATHER ? call->out_nelems : call->in_nelems;
+        k.bytes = static_cast<double>(std::max<std::int64_t>(0, elements)) * call->dtype.bytes;
+      }
     out.kernels.push_back(std::move(k));
   }
   std::stable_sort(out.kernels.begin(), out.kernels.end(),
@@ -542,49 +477,65 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
   KinetoImport result;
   trace::Trace& t = result.trace;
   t.set_name("kineto");
-  std::map<std::string, std::vector<std::uint32_t>> groups;  // slot -> ranks
+  std::vector<FileEvents> parsed;
+  parsed.reserve(files.size());
+  for (const std::string& path : files)
+    parsed.push_back(kineto::read_file(path, result.bytes_parsed));
+  const int world = world_of(parsed);
+  std::map<std::string, Group> groups;  // communicator name -> slot and ranks
   std::vector<int> file_rank;
+  std::vector<std::string> notes;
   std::uint64_t measured_ns = 0;
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& path = files[fi];
-    FileEvents f = parse(path, result.bytes_parsed);
-    const Step* chosen = &choose_step(path, f, step);
-    result.step = chosen->name;
+    const FileEvents& f = parsed[fi];
+    // Every file replays the step the first one chose, so that their calls line up.
+    const Step chosen = choose_step(path, f, step, fi == 0 ? std::string() : result.step, fi == 0 ? &notes : nullptr);
+    if (fi == 0)
+      result.step = chosen.name;
     const int rank = f.rank >= 0 ? f.rank : static_cast<int>(fi);
+    if (std::find(file_rank.begin(), file_rank.end(), rank) != file_rank.end())
+      throw UserError(path, 0, "two files are rank " + std::to_string(rank) + " (distributedInfo.rank)",
+                      "give one file per rank");
     file_rank.push_back(rank);
-    StepRecords records(path, f, *chosen, rank, groups);
+    StepRecords records(path, f, chosen, rank, world, groups);
     tracer::ProcessTraceStats stats;
     trace::Trace one = tracer::process_trace(records.log(), &stats);
     if (one.templates(0).tasks_size() == 0 || stats.kernels + stats.nccl_calls == 0)
-      throw UserError(path, 0, "no GPU kernel was launched inside " + chosen->name, "pick another step with --step");
+      throw UserError(path, 0, "no GPU kernel was launched inside " + chosen.name, "pick another step with --step");
     one.mutable_templates(0)->set_name("rank" + std::to_string(rank));
     *t.add_templates() = std::move(*one.mutable_templates(0));
-    measured_ns = std::max(measured_ns, one.measured_iteration_ns());
+    // The reference is the step as users read it: the ProfilerStep's duration on the host.
+    measured_ns = std::max(measured_ns, static_cast<std::uint64_t>(std::max<std::int64_t>(0, chosen.end_ns - chosen.start_ns)));
     result.kernels += stats.kernels;
     result.collectives += stats.nccl_calls;
+    for (std::string& n : records.notes())
+      notes.push_back(std::move(n));
   }
-  // Ranks: every file's own, and those the process groups name (running the first file's program).
-  std::uint32_t world = 0;
-  for (int r : file_rank)
-    world = std::max(world, static_cast<std::uint32_t>(r) + 1);
-  for (const auto& [slot, ranks] : groups)
-    for (std::uint32_t r : ranks)
-      world = std::max(world, r + 1);
-  for (std::uint32_t r = 0; r < world; ++r) {
+  // Ranks: the world the files describe; ranks no file covers run the first file's program.
+  std::uint32_t ranks = static_cast<std::uint32_t>(world);
+  for (const auto& [name, group] : groups)
+    for (std::uint32_t r : group.ranks)
+      ranks = std::max(ranks, r + 1);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
     const auto it = std::find(file_rank.begin(), file_rank.end(), static_cast<int>(r));
     trace::RankRange& range = *t.add_ranks();
     range.set_first(r);
     range.set_count(1);
     range.set_template_name(t.templates(it == file_rank.end() ? 0 : static_cast<int>(it - file_rank.begin())).name());
   }
-  for (const auto& [slot, ranks] : groups) {
+  tile_untraced_ranks(groups, ranks, files.front(), notes);
+  for (const auto& [name, group] : groups) {
     trace::Communicator& c = *t.add_communicators();
-    c.set_name(slot);
-    c.set_slot(slot);
-    for (std::uint32_t r : ranks)
+    c.set_name(name);
+    c.set_slot(group.slot);
+    for (std::uint32_t r : group.ranks)
       c.add_ranks(r);
   }
   t.set_measured_iteration_ns(measured_ns);
+  for (std::string& n : notes)
+    t.add_import_notes(std::move(n));
+  result.notes.assign(t.import_notes().begin(), t.import_notes().end());
   for (int r : file_rank)
     result.traced_ranks.push_back(static_cast<std::uint32_t>(r));
   return result;

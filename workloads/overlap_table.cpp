@@ -1,5 +1,7 @@
 #include "workloads/overlap_table.hpp"
 
+#include "workloads/nccl_kernel_name.hpp"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -7,32 +9,6 @@
 
 namespace echo::workloads {
 
-namespace {
-
-// NCCL spells the algorithm and protocol in its kernel names: ncclKernel_AllReduce_RING_LL_Sum_float
-// (before 2.19), ncclDevKernel_AllReduce_Sum_f32_RING_LL (since).
-std::pair<std::string, std::string> algorithm_and_protocol(const std::string& kernel) {
-  static const std::vector<std::string> algorithms = {"COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "NVLS", "RING", "TREE", "PAT"};
-  static const std::vector<std::string> protocols = {"LL128", "LL", "SIMPLE"};
-  std::vector<std::string> words;
-  std::string word;
-  std::istringstream in(kernel.substr(0, kernel.find('(')));
-  while (std::getline(in, word, '_'))
-    words.push_back(word);
-  std::string algorithm, protocol;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string two = i + 1 < words.size() ? words[i] + "_" + words[i + 1] : "";
-    for (const std::string& a : algorithms)
-      if (algorithm.empty() && (words[i] == a || two == a))
-        algorithm = a;
-    for (const std::string& p : protocols)
-      if (protocol.empty() && words[i] == p)
-        protocol = p;
-  }
-  return {algorithm, protocol};
-}
-
-} // namespace
 
 OverlapTable overlap_table(const std::vector<MeasuredKernel>& overlapped, const std::vector<MeasuredKernel>& isolated) {
   // The n-th launch of a name in one run is the n-th launch of that name in the other.
@@ -88,7 +64,9 @@ OverlapTable overlap_table(const std::vector<MeasuredKernel>& overlapped, const 
     row.overlap_ratio = static_cast<double>(covered) / static_cast<double>(k.duration_ns);
     if (longest != nullptr) {
       row.op = longest->op;
-      std::tie(row.algorithm, row.protocol) = algorithm_and_protocol(longest->name);
+      const NcclKernelName spelled = parse_nccl_kernel_name(longest->name);
+      row.algorithm = spelled.algorithm;
+      row.protocol = spelled.protocol;
       row.bytes = longest->bytes;
     }
     out.rows.push_back(std::move(row));

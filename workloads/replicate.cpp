@@ -41,6 +41,7 @@ trace::Trace replicate_dp(const trace::Trace& in, std::uint32_t dp, const std::s
   out.set_name(in.name() + "-dp" + std::to_string(dp));
   *out.mutable_templates() = in.templates();
   out.set_measured_iteration_ns(in.measured_iteration_ns());
+  *out.mutable_import_notes() = in.import_notes();
   for (std::uint32_t copy = 0; copy < dp; ++copy)
     for (std::uint32_t i = 0; i < width; ++i) {
       trace::RankRange* r = out.add_ranks();
@@ -85,10 +86,14 @@ trace::Trace as_dp_replica(const trace::Trace& in, const std::vector<std::uint32
   trace::Trace out;
   out.set_name(in.name());
   out.set_measured_iteration_ns(in.measured_iteration_ns());
+  *out.mutable_import_notes() = in.import_notes();
   // Which slots reach beyond the traced ranks, and which traced rank is in which of them.
   std::set<std::string> beyond;
   std::map<std::uint32_t, std::string> dp_of_rank;
   for (const trace::Communicator& c : in.communicators()) {
+    // One holding only untraced ranks (laid over them by an importer) is not the replica's.
+    if (std::none_of(c.ranks().begin(), c.ranks().end(), [&](std::uint32_t r) { return traced.count(r) > 0; }))
+      continue;
     const bool reaches = std::any_of(c.ranks().begin(), c.ranks().end(), [&](std::uint32_t r) { return !traced.count(r); });
     if (!reaches) {
       *out.add_communicators() = c;

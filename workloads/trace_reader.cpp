@@ -56,6 +56,7 @@ Workload build(const trace::Trace& t, const std::string& path, const TemplateTas
   w.name = t.name();
   w.source = path;
   w.measured_iteration_ns = t.measured_iteration_ns();
+  w.notes.assign(t.import_notes().begin(), t.import_notes().end());
 
   std::map<std::string, std::uint32_t> slot_index;
   auto slot_of = [&](const std::string& name) {

@@ -27,6 +27,7 @@ public:
   std::vector<std::uint32_t> program_of_rank;   // global rank -> index into programs
   std::vector<CommunicatorDef> communicators;
   std::uint64_t measured_iteration_ns = 0;
+  std::vector<std::string> notes;               // what the importer inferred or assumed (trace.proto)
   std::optional<TrainingFacts> training;        // generated from a model config: tokens, FLOPs, memory
   // A communicator slot whose members are interchangeable: every member of each of its
   // communicators runs the same program and does the same thing at the same time (a generated

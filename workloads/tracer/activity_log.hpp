@@ -78,8 +78,11 @@ struct CommInit {
 };
 
 // cudaProfilerStart / cudaProfilerStop: when the program brackets what it wants traced.
+// The thread that closed it (the profiler step's thread, for a Kineto step), -1 when unknown: that
+// thread's time up to the window's end is part of the iteration even after its last launch.
 struct CaptureRange {
   std::uint64_t start_ns = 0, end_ns = 0;
+  std::int64_t thread = -1;
 };
 
 struct ActivityLog {

@@ -17,7 +17,9 @@ constexpr std::uint64_t kNoTask = 0;
 
 struct Window {
   std::uint64_t start_ns = 0, end_ns = ~std::uint64_t{0};
+  std::int64_t thread = -1;
   bool contains(std::uint64_t t) const { return t >= start_ns && t < end_ns; }
+  bool closed() const { return end_ns != ~std::uint64_t{0}; }
 };
 
 // The last complete cudaProfilerStart / Stop range (an unfinished last one runs to the end).
@@ -25,7 +27,7 @@ std::optional<Window> capture_window(const ActivityLog& log) {
   if (log.captures.empty())
     return std::nullopt;
   const CaptureRange& c = log.captures.back();
-  return Window{c.start_ns, c.end_ns > c.start_ns ? c.end_ns : ~std::uint64_t{0}};
+  return Window{c.start_ns, c.end_ns > c.start_ns ? c.end_ns : ~std::uint64_t{0}, c.thread};
 }
 
 trace::CollectiveOp collective_op(NcclOp op) {
@@ -65,6 +67,7 @@ public:
     t.set_name("cupti");
     tmpl_ = t.add_templates();
     tmpl_->set_name(log_.launcher_rank >= 0 ? "rank" + std::to_string(log_.launcher_rank) : "pid" + std::to_string(log_.pid));
+    emit_carry_in();
     emit_gpu_work();
     emit_calls_without_kernel();
     add_stream_waits();
@@ -183,6 +186,26 @@ private:
     c.set_root(call.root);
     c.set_measured_duration_ns(measured_ns);
     return t.id();
+  }
+
+  // Work launched before the window that the GPU was still running when it opened (a host ahead
+  // of its GPU): per stream, from the window's start to the end of that stream's last such work.
+  void emit_carry_in() {
+    const auto window = capture_window(log_);
+    if (!window)
+      return;
+    std::unordered_map<std::uint32_t, std::uint64_t> launched_before;  // correlation -> launch time
+    for (const ApiCall& a : log_.api)
+      if (a.start_ns < window->start_ns)
+        launched_before.emplace(a.correlation, a.start_ns);
+    std::map<std::uint32_t, std::uint64_t> busy_until;
+    for (const GpuActivity& g : log_.gpu)
+      if (g.end_ns > window->start_ns && launched_before.count(g.correlation))
+        busy_until[g.stream] = std::max(busy_until[g.stream], g.end_ns);
+    for (const auto& [gpu_stream, until] : busy_until) {
+      const std::uint32_t stream = stream_index("stream " + std::to_string(gpu_stream));
+      add_task(stream, "work in flight at the window's start", trace::CARRY_IN).mutable_compute()->set_duration_ns(until - window->start_ns);
+    }
   }
 
   void emit_gpu_work() {
@@ -346,6 +369,9 @@ private:
       const Synchronization* sync;
     };
     std::map<std::uint32_t, std::vector<HostStep>> steps;
+    const auto window = capture_window(log_);
+    if (window && window->closed() && window->thread >= 0)
+      steps[static_cast<std::uint32_t>(window->thread)];  // the thread that closes the window has a tail
     for (Work& w : work_)
       if (w.has_launch)
         steps[w.thread].push_back({w.launch_ns, w.launch_ns, &w, nullptr});
@@ -377,6 +403,9 @@ private:
           previous = std::max(previous, step.end_ns);
         }
       }
+      // The window's own thread is busy until it closes the window (the rest of the profiler step).
+      if (window && window->closed() && static_cast<std::int64_t>(thread) == window->thread && window->end_ns > previous)
+        add_task(stream, "host until the window's end", trace::HOST).mutable_compute()->set_duration_ns(window->end_ns - previous);
     }
   }
 
