@@ -233,10 +233,53 @@ private:
         if (!waited)
           continue;
         // Recorded on `other` just before `g`'s launch, waited on by `g`'s stream right before it.
-        log_.event_records.push_back({g.correlation - 2, 1000000 + next_event, other});
-        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, 1000000 + next_event++, 0, 0});
+        log_.event_records.push_back({g.correlation - 2, next_event, other});
+        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, next_event++, 0, 0});
       }
     }
+    infer_gated_starts(by_stream, next_event);
+  }
+
+  // Any GPU work that started well after both its launch and the end of the work before it on its
+  // stream was held by a wait on another stream (cudaStreamWaitEvent): on the work of another
+  // stream that ended just before it started, launched before it.
+  void infer_gated_starts(const std::map<std::uint32_t, std::vector<const tracer::GpuActivity*>>& by_stream,
+                          std::uint32_t& next_event) {
+    constexpr std::uint64_t kHeldNs = 10000, kReleaseNs = 20000;
+    std::unordered_map<std::uint32_t, std::uint64_t> launched_at;
+    for (const auto& a : log_.api)
+      launched_at.emplace(a.correlation, a.start_ns);
+    for (const auto& [stream, list] : by_stream)
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const tracer::GpuActivity& g = *list[i];
+        const auto launch = launched_at.find(g.correlation);
+        if (launch == launched_at.end())
+          continue;
+        const std::uint64_t ready = std::max(launch->second, i > 0 ? list[i - 1]->end_ns : 0);
+        if (g.start_ns < ready + kHeldNs)
+          continue;
+        const tracer::GpuActivity* release = nullptr;
+        for (const auto& [other, others] : by_stream) {
+          if (other == stream)
+            continue;
+          // The last work on `other` that ended by the time `g` started (one stream's work is serial).
+          auto at = std::upper_bound(others.begin(), others.end(), g.start_ns,
+                                     [](std::uint64_t t, const tracer::GpuActivity* w) { return t < w->end_ns; });
+          for (; at != others.begin(); --at) {
+            const tracer::GpuActivity* w = *(at - 1);
+            if (w->end_ns + kReleaseNs < g.start_ns)
+              break;
+            if (w->correlation < g.correlation && (release == nullptr || w->end_ns > release->end_ns)) {
+              release = w;
+              break;
+            }
+          }
+        }
+        if (release == nullptr)
+          continue;
+        log_.event_records.push_back({release->correlation + 2, next_event, release->stream});
+        log_.syncs.push_back({tracer::SyncKind::stream_wait_event, g.correlation - 1, g.stream, next_event++, 0, 0});
+      }
   }
 
   // Blocking calls that Kineto did not describe with a cuda_sync event are waits on the GPU all the
@@ -338,8 +381,9 @@ std::string milliseconds(std::int64_t ns) {
 }
 
 // The step to replay: ProfilerStep#`step` when asked for; else the step of median duration among
-// those that launched GPU work (a typical iteration: the first is often a warm-up and the last may
-// be cut short); the whole trace window when the trace has no ProfilerStep at all.
+// those that launched GPU work, the first profiled one aside (a typical iteration: the first is
+// often a warm-up, the last may be cut short); the whole trace window when the trace has no
+// ProfilerStep at all.
 Step choose_step(const std::string& path, const FileEvents& f, int step, const std::string& wanted_name,
                  std::vector<std::string>* notes) {
   if (f.gpu.empty())
@@ -369,6 +413,10 @@ Step choose_step(const std::string& path, const FileEvents& f, int step, const s
   for (const Step& s : f.steps)
     if (launches_inside(f, s.start_ns, s.end_ns))
       candidates.push_back(&s);
+  // What the GPU still ran from the step before the first profiled one is not in the trace, so
+  // the first step cannot start in its real state: another is taken where there is one.
+  if (candidates.size() > 1 && candidates.front() == &f.steps.front())
+    candidates.erase(candidates.begin());
   if (candidates.empty())
     throw UserError(path, 0, "no GPU work was launched inside any of its " + std::to_string(f.steps.size()) + " ProfilerSteps",
                     "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and GPU work in the steps");

@@ -204,7 +204,9 @@ private:
         busy_until[g.stream] = std::max(busy_until[g.stream], g.end_ns);
     for (const auto& [gpu_stream, until] : busy_until) {
       const std::uint32_t stream = stream_index("stream " + std::to_string(gpu_stream));
-      add_task(stream, "work in flight at the window's start", trace::CARRY_IN).mutable_compute()->set_duration_ns(until - window->start_ns);
+      trace::Task& t = add_task(stream, "work in flight at the window's start", trace::CARRY_IN);
+      t.mutable_compute()->set_duration_ns(until - window->start_ns);
+      carry_in_task_[gpu_stream] = t.id();
     }
   }
 
@@ -308,18 +310,27 @@ private:
     return at == list.end() ? nullptr : *at;
   }
 
+  // The task that finishes the work launched on `stream` before `before`: the last such work in
+  // the window, else the work the stream carried in from before the window.
+  std::uint64_t done_before(std::uint32_t stream, std::uint32_t before) const {
+    if (const Work* w = last_before(stream, before))
+      return w->last_task;
+    const auto carried = carry_in_task_.find(stream);
+    return carried != carry_in_task_.end() ? carried->second : kNoTask;
+  }
+
   // What an event stood for when `at` happened: the work before its latest record before `at`.
-  const Work* event_target(std::uint32_t event, std::uint32_t at) const {
+  std::uint64_t event_target(std::uint32_t event, std::uint32_t at) const {
     const auto it = records_of_event_.find(event);
     if (it == records_of_event_.end())
-      return nullptr;
+      return kNoTask;
     const auto& list = it->second;  // in correlation order
     const auto after = std::lower_bound(list.begin(), list.end(), at,
                                         [](const EventRecord* r, std::uint32_t c) { return r->correlation < c; });
     if (after == list.begin())
-      return nullptr;
+      return kNoTask;
     const EventRecord* latest = *(after - 1);
-    return last_before(latest->stream, latest->correlation);
+    return done_before(latest->stream, latest->correlation);
   }
 
   void add_dep(std::uint64_t task, std::uint64_t on) {
@@ -337,26 +348,28 @@ private:
     for (const Synchronization& s : log_.syncs) {
       if (s.kind != SyncKind::stream_wait_event)
         continue;
-      const Work* target = event_target(s.event, s.correlation);
+      const std::uint64_t target = event_target(s.event, s.correlation);
       const Work* next = first_after(s.stream, s.correlation);
-      if (target != nullptr && next != nullptr)
-        gate(*next, target->last_task);
+      if (target != kNoTask && next != nullptr)
+        gate(*next, target);
     }
   }
 
   // What a host-side wait waited for.
-  std::vector<const Work*> awaited(const Synchronization& s) const {
-    std::vector<const Work*> out;
+  std::vector<std::uint64_t> awaited(const Synchronization& s) const {
+    std::vector<std::uint64_t> out;
     if (s.kind == SyncKind::event_synchronize) {
-      if (const Work* w = event_target(s.event, s.correlation))
-        out.push_back(w);
+      out.push_back(event_target(s.event, s.correlation));
     } else if (s.kind == SyncKind::stream_synchronize) {
-      if (const Work* w = last_before(s.stream, s.correlation))
-        out.push_back(w);
+      out.push_back(done_before(s.stream, s.correlation));
     } else if (s.kind == SyncKind::context_synchronize) {
+      std::set<std::uint32_t> streams;
       for (const auto& [stream, list] : on_stream_)
-        if (const Work* w = last_before(stream, s.correlation))
-          out.push_back(w);
+        streams.insert(stream);
+      for (const auto& [stream, task] : carry_in_task_)
+        streams.insert(stream);
+      for (std::uint32_t stream : streams)
+        out.push_back(done_before(stream, s.correlation));
     }
     return out;
   }
@@ -398,8 +411,8 @@ private:
           add_task(stream, "host until synchronize", trace::HOST).mutable_compute()->set_duration_ns(gap);
           trace::Task& wait = add_task(stream, "host synchronize", trace::HOST);
           wait.mutable_compute()->set_duration_ns(0);
-          for (const Work* w : awaited(*step.sync))
-            add_dep(wait.id(), w->last_task);
+          for (std::uint64_t task : awaited(*step.sync))
+            add_dep(wait.id(), task);
           previous = std::max(previous, step.end_ns);
         }
       }
@@ -429,6 +442,7 @@ private:
   std::map<std::uint64_t, const CommInit*> comm_of_handle_;
   std::map<std::string, std::uint32_t> stream_of_name_;
   std::map<std::uint32_t, std::vector<Work*>> on_stream_;
+  std::map<std::uint32_t, std::uint64_t> carry_in_task_;  // GPU stream -> its CARRY_IN task
   std::vector<trace::Task*> task_of_id_;
   std::map<std::uint32_t, std::uint64_t> last_on_stream_;
   std::uint64_t next_id_ = 1;
