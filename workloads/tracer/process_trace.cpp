@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace echo::workloads::tracer {
 
@@ -67,7 +68,6 @@ public:
     t.set_name("cupti");
     tmpl_ = t.add_templates();
     tmpl_->set_name(log_.launcher_rank >= 0 ? "rank" + std::to_string(log_.launcher_rank) : "pid" + std::to_string(log_.pid));
-    emit_carry_in();
     emit_gpu_work();
     emit_calls_without_kernel();
     add_stream_waits();
@@ -95,6 +95,7 @@ private:
     std::uint32_t thread;
     bool has_launch;
     std::uint64_t first_task = kNoTask, last_task = kNoTask;
+    bool carried = false;  // launched before the window, still running when it opened
   };
 
   void select_window() {
@@ -102,8 +103,17 @@ private:
     for (const ApiCall& a : log_.api)
       if (!window || window->contains(a.start_ns))
         api_[a.correlation] = &a;
+    std::unordered_set<std::uint32_t> launched_before;
+    if (window)
+      for (const ApiCall& a : log_.api)
+        if (a.start_ns < window->start_ns)
+          launched_before.insert(a.correlation);
     for (const GpuActivity& g : log_.gpu) {
       const auto it = api_.find(g.correlation);
+      if (window && g.end_ns > window->start_ns && launched_before.count(g.correlation)) {
+        work_.push_back({&g, g.start_ns, 0, false, kNoTask, kNoTask, true});
+        continue;
+      }
       if (it == api_.end() && window && !window->contains(g.start_ns))
         continue;
       if (it == api_.end() && window && !log_.api.empty())
@@ -188,29 +198,8 @@ private:
     return t.id();
   }
 
-  // Work launched before the window that the GPU was still running when it opened (a host ahead
-  // of its GPU): per stream, from the window's start to the end of that stream's last such work.
-  void emit_carry_in() {
-    const auto window = capture_window(log_);
-    if (!window)
-      return;
-    std::unordered_map<std::uint32_t, std::uint64_t> launched_before;  // correlation -> launch time
-    for (const ApiCall& a : log_.api)
-      if (a.start_ns < window->start_ns)
-        launched_before.emplace(a.correlation, a.start_ns);
-    std::map<std::uint32_t, std::uint64_t> busy_until;
-    for (const GpuActivity& g : log_.gpu)
-      if (g.end_ns > window->start_ns && launched_before.count(g.correlation))
-        busy_until[g.stream] = std::max(busy_until[g.stream], g.end_ns);
-    for (const auto& [gpu_stream, until] : busy_until) {
-      const std::uint32_t stream = stream_index("stream " + std::to_string(gpu_stream));
-      trace::Task& t = add_task(stream, "work in flight at the window's start", trace::CARRY_IN);
-      t.mutable_compute()->set_duration_ns(until - window->start_ns);
-      carry_in_task_[gpu_stream] = t.id();
-    }
-  }
-
   void emit_gpu_work() {
+    std::map<std::uint32_t, std::uint64_t> carried_until;  // per GPU stream
     for (Work& w : work_) {
       const GpuActivity& g = *w.activity;
       const std::string& name = g.name < log_.names.size() ? log_.names[g.name] : std::string("kernel");
@@ -218,7 +207,15 @@ private:
       const std::uint64_t duration = g.end_ns > g.start_ns ? g.end_ns - g.start_ns : 0;
       w.first_task = next_id_;
       const std::vector<std::size_t>* calls = nccl_calls_of(g);
-      if (calls != nullptr) {
+      if (w.carried) {
+        // Work of the previous iteration, up to its real end: what ran before the window opened
+        // is gone, and so is nothing else (an idle time before it on its stream is kept in it).
+        std::uint64_t& from = carried_until.emplace(g.stream, origin_ns_).first->second;
+        add_task(stream, "in flight at the window's start: " + name.substr(0, 60), trace::CARRY_IN)
+            .mutable_compute()
+            ->set_duration_ns(g.end_ns > from ? g.end_ns - from : 0);
+        from = std::max(from, g.end_ns);
+      } else if (calls != nullptr) {
         emit_calls(*calls, stream, "stream " + std::to_string(g.stream), duration);
         kernel_launches_.insert(launch_of_correlation_.at(g.correlation));
       } else {
@@ -310,13 +307,11 @@ private:
     return at == list.end() ? nullptr : *at;
   }
 
-  // The task that finishes the work launched on `stream` before `before`: the last such work in
-  // the window, else the work the stream carried in from before the window.
+  // The task that finishes the work launched on `stream` before `before` (work carried in from
+  // before the window included).
   std::uint64_t done_before(std::uint32_t stream, std::uint32_t before) const {
-    if (const Work* w = last_before(stream, before))
-      return w->last_task;
-    const auto carried = carry_in_task_.find(stream);
-    return carried != carry_in_task_.end() ? carried->second : kNoTask;
+    const Work* w = last_before(stream, before);
+    return w != nullptr ? w->last_task : kNoTask;
   }
 
   // What an event stood for when `at` happened: the work before its latest record before `at`.
@@ -340,6 +335,8 @@ private:
 
   // Every task `work` became waits for `on` (a group's receives run on a stream of their own).
   void gate(const Work& work, std::uint64_t on) {
+    if (work.carried)
+      return;  // its end is the measured one: what it waited for is history
     for (std::uint64_t t = work.first_task; t != kNoTask && t <= work.last_task; ++t)
       add_dep(t, on);
   }
@@ -363,12 +360,7 @@ private:
     } else if (s.kind == SyncKind::stream_synchronize) {
       out.push_back(done_before(s.stream, s.correlation));
     } else if (s.kind == SyncKind::context_synchronize) {
-      std::set<std::uint32_t> streams;
       for (const auto& [stream, list] : on_stream_)
-        streams.insert(stream);
-      for (const auto& [stream, task] : carry_in_task_)
-        streams.insert(stream);
-      for (std::uint32_t stream : streams)
         out.push_back(done_before(stream, s.correlation));
     }
     return out;
@@ -442,7 +434,6 @@ private:
   std::map<std::uint64_t, const CommInit*> comm_of_handle_;
   std::map<std::string, std::uint32_t> stream_of_name_;
   std::map<std::uint32_t, std::vector<Work*>> on_stream_;
-  std::map<std::uint32_t, std::uint64_t> carry_in_task_;  // GPU stream -> its CARRY_IN task
   std::vector<trace::Task*> task_of_id_;
   std::map<std::uint32_t, std::uint64_t> last_on_stream_;
   std::uint64_t next_id_ = 1;
