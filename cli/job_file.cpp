@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -157,13 +158,24 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   if (has_training_section(workload)) {
-    for (const char* key : {"trace", "kineto", "step", "chakra", "replicate", "comm"})
+    for (const char* key : {"trace", "kineto", "step", "chakra", "replicate", "comm", "kernel_time_scale"})
       if (workload[key])
         throw UserError(shown_name, line_of(workload[key]),
                         std::string("`workload.") + key + "` belongs to a traced workload, but this one is generated from `model`",
                         "keep either a trace (`trace`, `kineto` or `chakra`, with replicate / comm) or `model` / `training` / `parallel`");
     job.training = read_training_job(workload, shown_name, base_dir);
   } else {
+  if (workload["kernel_time_scale"]) {
+    // A what-if on the GPU of a traced run: its kernels, copies and memsets take this factor of
+    // their traced time; host time and measured collective times stay as traced.
+    const YAML::Node node = workload["kernel_time_scale"];
+    const double scale = number(node, "kernel_time_scale", shown_name);
+    if (!std::isfinite(scale) || scale <= 0.0)
+      throw UserError(shown_name, line_of(node), "`kernel_time_scale` must be a positive finite number, got '" +
+                                                     scalar(node, "kernel_time_scale", shown_name) + "'",
+                      "write e.g. `kernel_time_scale: 0.5` for a GPU that runs the traced kernels twice as fast");
+    job.kernel_time_scale = scale;
+  }
   if (workload["comm"]) {
     job.comm_measured = either(workload["comm"], "comm", "measured", "simulated", shown_name,
                                "measured: keep the traced collective durations; simulated: time them on the platform");

@@ -17,7 +17,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["platform"] = {"file", "preset"};
     for (const auto& k : platforms::override_keys())
       t["platform"].push_back(k);
-    t["workload"] = {"trace", "kineto", "step", "chakra", "replicate", "comm", "model", "training", "parallel", "profile", "merge_kernels"};
+    t["workload"] = {"trace", "kineto", "step", "chakra", "replicate", "comm", "kernel_time_scale", "model", "training", "parallel", "profile", "merge_kernels"};
     t["workload.replicate"] = {"dp"};
     t["workload.model"] = {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
                            "tied_embeddings"};

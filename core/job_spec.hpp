@@ -49,6 +49,9 @@ struct JobSpec {
   // keeps each collective's traced duration (measured_duration_ns), to check that the engine
   // composes a real run correctly.
   bool comm_measured = false;
+  // workload.kernel_time_scale: traced GPU work (kernels, copies, memsets) takes this factor of its
+  // traced time (0.5: a GPU twice as fast); host time and measured collectives are unchanged.
+  double kernel_time_scale = 1.0;
   CommunicationSpec communication;
   SlowdownSpec slowdown;
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere

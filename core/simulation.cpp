@@ -33,6 +33,11 @@ double elapsed_s(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+workloads::Workload scaled(workloads::Workload w, double kernel_time_scale) {
+  w.scale_gpu_time(kernel_time_scale);
+  return w;
+}
+
 } // namespace
 
 struct Simulation::Impl {
@@ -55,17 +60,18 @@ Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
     const trace::Trace t = job.replicate_dp > 0
                                ? workloads::replicate_dp(workloads::as_dp_replica(k.trace, k.traced_ranks, source), job.replicate_dp, source)
                                : k.trace;
-    init(job.platform, workloads::build_workload(t, source), job.communication, job.slowdown, job.comm_measured);
+    init(job.platform, scaled(workloads::build_workload(t, source), job.kernel_time_scale), job.communication, job.slowdown,
+         job.comm_measured);
     return;
   }
   if (!job.chakra.empty()) {
-    init(job.platform, workloads::build_workload(workloads::read_chakra(job.chakra).trace, job.chakra.front()), job.communication,
-         job.slowdown, job.comm_measured);
+    init(job.platform, scaled(workloads::build_workload(workloads::read_chakra(job.chakra).trace, job.chakra.front()), job.kernel_time_scale),
+         job.communication, job.slowdown, job.comm_measured);
     return;
   }
   if (!job.training) {
-    init(job.platform, workloads::read_trace(job.trace, job.replicate_dp), job.communication, job.slowdown,
-         job.comm_measured);
+    init(job.platform, scaled(workloads::read_trace(job.trace, job.replicate_dp), job.kernel_time_scale), job.communication,
+         job.slowdown, job.comm_measured);
     return;
   }
   // A generated workload needs the platform first: its GPU count and GPU model.

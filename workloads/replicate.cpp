@@ -143,12 +143,16 @@ trace::Trace as_dp_replica(const trace::Trace& in, const std::vector<std::uint32
         task.mutable_recv()->set_comm("dp");
     }
   }
-  // The traced ranks must be 0..n-1 for the replica to be a trace of its own.
-  std::uint32_t expected = 0;
+  // The replica's ranks are 0..n-1, in the traced ranks' order (one file of rank 5 is rank 0 of
+  // its replica).
+  std::map<std::uint32_t, std::uint32_t> renumbered;
   for (std::uint32_t r : traced)
-    if (r != expected++)
-      throw UserError(source, 0, "the traced ranks are not 0.." + std::to_string(traced.size() - 1) + " (rank " + std::to_string(r) + ")",
-                      "trace ranks 0 to n-1: one replica's (tp, pp) coordinates");
+    renumbered.emplace(r, static_cast<std::uint32_t>(renumbered.size()));
+  for (trace::RankRange& range : *out.mutable_ranks())
+    range.set_first(renumbered.at(range.first()));
+  for (trace::Communicator& c : *out.mutable_communicators())
+    for (auto& r : *c.mutable_ranks())
+      r = renumbered.at(r);
   return out;
 }
 

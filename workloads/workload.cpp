@@ -1,5 +1,7 @@
 #include "workloads/workload.hpp"
 
+#include <cmath>
+
 namespace echo::workloads {
 
 std::uint64_t Workload::total_tasks() const {
@@ -24,6 +26,15 @@ void Workload::index_communicators() {
       member_of_rank_slot_[cell] = static_cast<std::uint32_t>(m);
     }
   }
+}
+
+void Workload::scale_gpu_time(double factor) {
+  if (factor == 1.0)
+    return;
+  for (RankProgram& p : programs)
+    for (ProgramTask& t : p.tasks)
+      if (t.kind == TaskKind::compute && t.category != trace::HOST)
+        t.duration_ns = static_cast<std::uint64_t>(std::llround(static_cast<double>(t.duration_ns) * factor));
 }
 
 } // namespace echo::workloads

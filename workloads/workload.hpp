@@ -45,6 +45,9 @@ public:
     return member_of_rank_slot_[static_cast<std::size_t>(rank) * slots.size() + slot];
   }
   std::uint64_t total_tasks() const;
+  // A what-if on the GPU: every compute kernel, copy, memset (and work carried in from the previous
+  // iteration) takes `factor` of its time; host time and communication are unchanged.
+  void scale_gpu_time(double factor);
 
   // Fills the rank x slot tables from `communicators`; called by builders.
   void index_communicators();

@@ -309,21 +309,18 @@ private:
 
   // The task that finishes the work launched on `stream` before `before` (work carried in from
   // before the window included).
-  std::uint64_t done_before(std::uint32_t stream, std::uint32_t before) const {
-    const Work* w = last_before(stream, before);
-    return w != nullptr ? w->last_task : kNoTask;
-  }
+  const Work* done_before(std::uint32_t stream, std::uint32_t before) const { return last_before(stream, before); }
 
   // What an event stood for when `at` happened: the work before its latest record before `at`.
-  std::uint64_t event_target(std::uint32_t event, std::uint32_t at) const {
+  const Work* event_target(std::uint32_t event, std::uint32_t at) const {
     const auto it = records_of_event_.find(event);
     if (it == records_of_event_.end())
-      return kNoTask;
+      return nullptr;
     const auto& list = it->second;  // in correlation order
     const auto after = std::lower_bound(list.begin(), list.end(), at,
                                         [](const EventRecord* r, std::uint32_t c) { return r->correlation < c; });
     if (after == list.begin())
-      return kNoTask;
+      return nullptr;
     const EventRecord* latest = *(after - 1);
     return done_before(latest->stream, latest->correlation);
   }
@@ -345,16 +342,16 @@ private:
     for (const Synchronization& s : log_.syncs) {
       if (s.kind != SyncKind::stream_wait_event)
         continue;
-      const std::uint64_t target = event_target(s.event, s.correlation);
+      const Work* target = event_target(s.event, s.correlation);
       const Work* next = first_after(s.stream, s.correlation);
-      if (target != kNoTask && next != nullptr)
-        gate(*next, target);
+      if (target != nullptr && next != nullptr)
+        gate(*next, target->last_task);
     }
   }
 
   // What a host-side wait waited for.
-  std::vector<std::uint64_t> awaited(const Synchronization& s) const {
-    std::vector<std::uint64_t> out;
+  std::vector<const Work*> awaited(const Synchronization& s) const {
+    std::vector<const Work*> out;
     if (s.kind == SyncKind::event_synchronize) {
       out.push_back(event_target(s.event, s.correlation));
     } else if (s.kind == SyncKind::stream_synchronize) {
@@ -363,6 +360,7 @@ private:
       for (const auto& [stream, list] : on_stream_)
         out.push_back(done_before(stream, s.correlation));
     }
+    out.erase(std::remove(out.begin(), out.end(), nullptr), out.end());
     return out;
   }
 
@@ -403,9 +401,14 @@ private:
           add_task(stream, "host until synchronize", trace::HOST).mutable_compute()->set_duration_ns(gap);
           trace::Task& wait = add_task(stream, "host synchronize", trace::HOST);
           wait.mutable_compute()->set_duration_ns(0);
-          for (std::uint64_t task : awaited(*step.sync))
-            add_dep(wait.id(), task);
-          previous = std::max(previous, step.end_ns);
+          // The host resumes when the awaited work is done; what the call took besides (returning
+          // after the work ended, or all of it when nothing was left to wait for) is host time.
+          std::uint64_t released = 0;
+          for (const Work* w : awaited(*step.sync)) {
+            add_dep(wait.id(), w->last_task);
+            released = std::max(released, w->activity->end_ns);
+          }
+          previous = std::max(previous, std::clamp(released, step.start_ns, step.end_ns));
         }
       }
       // The window's own thread is busy until it closes the window (the rest of the profiler step).
