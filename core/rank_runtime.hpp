@@ -120,8 +120,26 @@ public:
   // The rank's iteration: until its host thread is done, and on the GPU from the end of the work
   // it inherited from the previous iteration (trace::CARRY_IN) to the end of its own.
   double end_s() const { return std::max(host_end_s_, std::max(0.0, end_s_ - carry_in_end_s_)); }
-  void end_host(double now_s) { host_end_s_ = std::max(host_end_s_, now_s); }
-  void end_carry_in(double now_s) { carry_in_end_s_ = std::max(carry_in_end_s_, now_s); }
+  void begin_host(double now_s) {
+    advance(now_s);
+    ++active_host_;
+  }
+  void end_host(double now_s) {
+    advance(now_s);
+    --active_host_;
+    host_end_s_ = std::max(host_end_s_, now_s);
+  }
+  void begin_carry_in(double now_s) {
+    advance(now_s);
+    ++active_carry_in_;
+  }
+  void end_carry_in(double now_s) {
+    advance(now_s);
+    --active_carry_in_;
+    carry_in_end_s_ = std::max(carry_in_end_s_, now_s);
+  }
+  // Time the GPU ran nothing while its host thread worked: it waited for launches (host-bound).
+  double host_bound_s() const { return host_bound_s_; }
 
 private:
   void advance(double now_s) {
@@ -133,6 +151,8 @@ private:
       for (std::size_t s = 0; s < active_by_slot_.size(); ++s)
         if (active_by_slot_[s] > 0)
           exposed_by_slot_s_[s] += dt / active_slots_;
+    } else if (active_carry_in_ == 0 && active_host_ > 0) {
+      host_bound_s_ += dt;
     }
     last_change_s_ = now_s;
   }
@@ -152,7 +172,8 @@ private:
   std::vector<simgrid::s4u::ConditionVariablePtr> dependency_signal_;
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;
-  int active_compute_ = 0, active_comm_ = 0;
+  int active_compute_ = 0, active_comm_ = 0, active_host_ = 0, active_carry_in_ = 0;
+  double host_bound_s_ = 0.0;
   std::vector<const std::vector<float>*> running_collectives_;
   std::vector<std::uint32_t> active_by_slot_;
   std::uint32_t active_slots_ = 0;

@@ -65,6 +65,10 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   const TimeKind kind = time_kind(program.tasks[order[first]].category);
   if (kind == TimeKind::gpu)
     rt.begin_compute(start_s);
+  else if (kind == TimeKind::host)
+    rt.begin_host(start_s);
+  else
+    rt.begin_carry_in(start_s);
   if (total_ns > 0)
     sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
   const double end_s = sg4::Engine::get_clock();

@@ -19,12 +19,16 @@ namespace k = echo::test::kineto;
 
 namespace {
 
-std::int64_t iteration_ns(const TempDir& dir, const std::string& file, const std::string& extra = "") {
+nlohmann::json run_json(const TempDir& dir, const std::string& file, const std::string& extra = "") {
   const auto r = run_cli("run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: [" + file + "]" + extra + "}\n") +
                          " --json -q");
   INFO(r.err);
   REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out)["iteration_time_ns"].get<std::int64_t>();
+  return nlohmann::json::parse(r.out);
+}
+
+std::int64_t iteration_ns(const TempDir& dir, const std::string& file, const std::string& extra = "") {
+  return run_json(dir, file, extra)["iteration_time_ns"].get<std::int64_t>();
 }
 
 // Two steps of `kernels` launches each: the host spends `launch_gap_us` between launches, each
@@ -66,6 +70,13 @@ TEST_CASE("a faster GPU shortens a GPU-bound step by much, a host-bound one by w
   // call began (launch latency is not modelled: a kernel may start when its launch call does).
   CHECK(gpu_bound == 2011000);   // 5 us to the first launch, 20 x 100 us of kernels, the sync, 5 us
   CHECK(host_bound == 2016000);  // 20 x 100 us of launches, the last kernel, the sync returning after it, 5 us
+  // The host-bound one says so: its GPU idled waiting for launches most of the step.
+  auto host_bound_share = [&](const std::string& file) {
+    const auto j = run_json(dir, file);
+    return j["ranks"][0]["host_bound_s"].get<double>() / j["iteration_time_s"].get<double>();
+  };
+  CHECK(host_bound_share("host_bound.json") > 0.85);
+  CHECK(host_bound_share("gpu_bound.json") < 0.01);
   const std::int64_t gpu_bound_fast = iteration_ns(dir, "gpu_bound.json", ", kernel_time_scale: 0.5");
   const std::int64_t host_bound_fast = iteration_ns(dir, "host_bound.json", ", kernel_time_scale: 0.5");
   CHECK(static_cast<double>(gpu_bound_fast) < 0.55 * static_cast<double>(gpu_bound));
