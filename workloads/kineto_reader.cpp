@@ -75,7 +75,7 @@ class StepRecords {
 public:
   StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank, int world,
               std::map<std::string, Group>& groups)
-      : path_(path), f_(f), rank_(rank), groups_(groups), resolver_(path, f, rank, world) {
+      : path_(path), f_(f), step_(step), rank_(rank), groups_(groups), resolver_(path, f, rank, world) {
     number_correlations();
     log_.launcher_rank = rank;
     log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns),
@@ -83,6 +83,13 @@ public:
     for (const RuntimeCall& c : f.calls)
       log_.api.push_back({corr(c.correlation), static_cast<std::uint32_t>(c.thread), static_cast<std::uint64_t>(c.start_ns),
                           static_cast<std::uint64_t>(c.end_ns)});
+    std::unordered_map<std::int64_t, std::int64_t> launched_at;
+    for (const RuntimeCall& c : f.calls)
+      launched_at.emplace(c.correlation, c.start_ns);
+    auto in_step = [&](const GpuEvent& g) {
+      const auto it = launched_at.find(g.correlation);
+      return it != launched_at.end() && it->second >= step.start_ns && it->second <= step.end_ns;
+    };
     std::map<std::string, std::uint32_t> names;
     for (const GpuEvent& g : f.gpu) {
       const auto [it, fresh] = names.emplace(g.name, static_cast<std::uint32_t>(log_.names.size()));
@@ -92,7 +99,7 @@ public:
                         : g.category == "gpu_memset" ? tracer::GpuActivityKind::memset : tracer::GpuActivityKind::memcpy;
       log_.gpu.push_back({kind, it->second, static_cast<std::uint32_t>(g.stream), corr(g.correlation),
                           static_cast<std::uint64_t>(g.start_ns), static_cast<std::uint64_t>(g.start_ns + g.dur_ns)});
-      if (is_nccl_kernel(g))
+      if (is_nccl_kernel(g) && in_step(g))  // others are not this step's calls (or carried in as work)
         add_nccl_call(g);
     }
     // Stream waits are exact when Kineto says which record they waited on; older Kineto does not.
@@ -301,7 +308,7 @@ private:
     for (auto& [stream, list] : by_stream)
       std::sort(list.begin(), list.end(), [](const GpuEvent* a, const GpuEvent* b) { return a->correlation < b->correlation; });
     for (const RuntimeCall& c : f_.calls) {
-      if (traced_sync_calls_.count(c.correlation))
+      if (traced_sync_calls_.count(c.correlation) || c.start_ns < step_.start_ns || c.start_ns > step_.end_ns)
         continue;
       tracer::Synchronization sync;
       sync.start_ns = static_cast<std::uint64_t>(c.start_ns);
@@ -354,6 +361,7 @@ private:
 
   const std::string& path_;
   const FileEvents& f_;
+  const Step step_;
   int rank_;
   std::map<std::string, Group>& groups_;
   CommResolver resolver_;
