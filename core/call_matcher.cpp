@@ -307,15 +307,32 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
   return it;
 }
 
-double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_t member) {
-  Call& call = it->second;
+void CallMatcher::arrive(Call& call, std::uint32_t member) {
   finished_scratch_.clear();
   steps_timed_ += call.run->arrive(member, sg4::Engine::get_clock(), finished_scratch_);
   if (std::any_of(finished_scratch_.begin(), finished_scratch_.end(), [&](std::uint32_t m) { return m != member; }))
     call.finished->notify_all();
+}
+
+double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_t member) {
+  Call& call = it->second;
+  arrive(call, member);
   if (!call.run->finish_known(member))
     wait_until_done(*call.finished, mutex_, [&] { return call.run->finish_known(member); });
   const double finish_s = call.run->finish_s(member);
+  consume(table, it);
+  return finish_s;
+}
+
+double CallMatcher::post_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t dst, std::uint64_t seq) {
+  const auto it = open_transfer(rank, task, rank, dst, seq);
+  arrive(it->second, 0);
+  consume(transfers_, it);
+  return sg4::Engine::get_clock();
+}
+
+void CallMatcher::consume(CallTable& table, CallTable::iterator it) {
+  Call& call = it->second;
   if (++call.consumed == call.run->schedule().members()) {
     ++calls_completed_;
     if (call.choice != nullptr) {  // a collective (send/recv are not tabulated)
@@ -333,7 +350,6 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
       load_.release(call.id, call.links->distinct);
     table.erase(it);
   }
-  return finish_s;
 }
 
 double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,

@@ -49,6 +49,9 @@ public:
   // Same for one side of a send/recv. `src`/`dst` are global ranks.
   double await_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src,
                         std::uint32_t dst, std::uint64_t seq);
+  // An eager send (trace.proto PeerTransfer.eager): posts `rank`'s data for `dst` and returns now;
+  // the recv's side times the transfer from this moment on.
+  double post_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t dst, std::uint64_t seq);
 
   // Rank folding (core/rank_folding.hpp): on `slot`, a representative's arrival is also the
   // arrival of the members that mirror it.
@@ -115,6 +118,10 @@ private:
   CallTable::iterator open_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src, std::uint32_t dst,
                       std::uint64_t seq);
   double await(CallTable& table, CallTable::iterator it, std::uint32_t member);
+  // `member` has arrived: its arrival is timed, members whose finish it settled are woken.
+  void arrive(Call& call, std::uint32_t member);
+  // `member` has taken its finish; the last one closes the call.
+  void consume(CallTable& table, CallTable::iterator it);
   struct Planned {
     std::shared_ptr<const collectives::Schedule> schedule;
     std::shared_ptr<const StepLinks> links;

@@ -230,7 +230,9 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
       message += "\n  blocked: " + s;
     throw UserError(w.source, 0, message,
                     "make every member of a communicator issue the same calls in the same order, and match each "
-                    "send with a recv");
+                    "send with a recv. A send waits for its peer's recv (a rendezvous, as NCCL's does): where each "
+                    "rank's recv depends on its own send (a ring written for sends that complete when posted), mark the "
+                    "sends `eager` (trace.proto; Chakra traces are read so) or post each recv before its send");
   }
 
   SimulationResult result;

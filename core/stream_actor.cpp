@@ -41,6 +41,8 @@ double StreamActor::communicate(RankRuntime& rt, const ProgramTask& task, Interv
   record.comm = peer;
   if (task.kind == TaskKind::send) {
     record.seq = rt.next_send_seq(comm, peer);
+    if (task.eager)
+      return state_->matcher->post_transfer(rank_, task, peer, record.seq);
     return state_->matcher->await_transfer(rank_, task, rank_, peer, record.seq);
   }
   record.seq = rt.next_recv_seq(comm, peer);

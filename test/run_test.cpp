@@ -720,3 +720,30 @@ TEST_CASE("echo-des trace names a tracer library that is not there, exit 2") {
   CHECK(r.code == 2);
   CHECK(r.err.find("ECHO_TRACER_LIBRARY names no file") != std::string::npos);
 }
+
+TEST_CASE("an eager send is done once posted: a ring whose recvs depend on their own sends runs, a rendezvous one deadlocks") {
+  // Each rank sends 1 MB to the next and then receives from the previous, the recv depending on
+  // its own send (how Chakra rings are written). With rendezvous sends nobody's recv is ever posted.
+  auto ring = [](bool eager) {
+    std::string t;
+    for (int r = 0; r < 2; ++r)
+      t += "templates { name: \"r" + std::to_string(r) + R"(" streams: "s" streams: "t"
+  tasks { id: 1 stream: 0 name: "send" send { comm: "world" peer: )" + std::to_string(1 - r) + " bytes: 1000000" +
+           (eager ? " eager: true" : "") + R"( } }
+  tasks { id: 2 stream: 1 deps: 1 name: "recv" recv { comm: "world" peer: )" + std::to_string(1 - r) + R"( bytes: 1000000 } } }
+ranks { first: )" + std::to_string(r) + " template_name: \"r" + std::to_string(r) + "\" }\n";
+    return t;
+  };
+  TempDir dir;
+  dir.file("eager.pbtxt", ring(true));
+  dir.file("rendezvous.pbtxt", ring(false));
+  const json j = run_json("'" + dir.file("eager.yaml", "platform: {file: " ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml}\n"
+                                                       "workload: {trace: eager.pbtxt}\ncommunication: {algo: ring, proto: simple}\n") + "'");
+  // The transfers start when the sends are posted (t = 0): the recvs end when their data is there.
+  CHECK(j["iteration_time_s"].get<double>() > 0);
+  CHECK(j["iteration_time_s"].get<double>() < 100e-6);
+  const std::string err = failure_of("'" + dir.file("rendezvous.yaml", "platform: {file: " ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml}\n"
+                                                                        "workload: {trace: rendezvous.pbtxt}\n") + "'");
+  CHECK(err.find("deadlock") != std::string::npos);
+  CHECK(err.find("mark the sends `eager`") != std::string::npos);
+}

@@ -281,6 +281,8 @@ ChakraImport read_chakra(const std::vector<std::string>& paths) {
         p.set_comm("world");
         p.set_peer(static_cast<std::uint32_t>(peer));
         p.set_bytes(static_cast<std::uint64_t>(*size));
+        // ASTRA-sim's semantics: a send does not wait for its peer's recv to be posted.
+        p.set_eager(send);
         ++result.transfers;
         break;
       }

@@ -84,6 +84,7 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
       task.peer_or_root = x.peer();
       task.bytes = x.bytes();
       task.dtype = x.dtype();
+      task.eager = send && x.eager();
       if (task.category == trace::CATEGORY_UNSPECIFIED)
         task.category = trace::COMMUNICATION;
       break;

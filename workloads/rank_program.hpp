@@ -34,6 +34,7 @@ struct ProgramTask {
   std::uint64_t bytes = 0;
   std::uint32_t waits_begin = 0, waits_end = 0;  // cross-stream waits, range in RankProgram::waits
   bool observed = false;          // a task on another stream waits for this one
+  bool eager = false;             // send: done once posted (trace.proto PeerTransfer.eager)
   std::uint32_t metrics = kNoMetrics;  // compute: index into RankProgram::metrics, if traced
   std::string name;
 };
