@@ -22,11 +22,12 @@ Action add_import_command(CLI::App& app) {
   auto out = std::make_shared<std::string>("trace.pb");
   CLI::App* cmd = app.add_subcommand("import", "Turn traces of real runs into echo-des traces");
   cmd->require_subcommand(1);
-  CLI::App* echo = cmd->add_subcommand("echo-tracer", "Import the output folder of the Echo workload tracer");
-  echo->footer("Example:\n  echo-des import echo-tracer ../shared/data/echo-tracer -o gpt2.pb\n"
+  CLI::App* echo = cmd->add_subcommand("echo-tracer", "Import the output of the Echo workload tracer");
+  echo->footer("Example:\n  echo-des import echo-tracer output/logs/PyTorch/config_gpt2_bs1_seq512_pytorch_ddp.json -o gpt2.pb\n"
+               "  echo-des import echo-tracer ../shared/data/echo-tracer -o gpt2.pb   (its files copied into one folder)\n"
                "  then run it: workload: {trace: gpt2.pb}");
-  echo->add_option("folder", *folder, "The folder holding *global_graph_profiling*.json, *global_ops_profiling*.json "
-                                      "and logs__config_*.json")
+  echo->add_option("folder", *folder, "The tracer's output tree (output/, with logs/ and <framework>/pytorch_*_profiling/), one of "
+                                      "its config logs, or one folder holding a run's global graph and ops profiles")
       ->required();
   echo->add_option("--config", *config, "The run's config log, when the folder holds several runs");
   echo->add_option("-o,--output", *out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
@@ -120,6 +121,8 @@ Action add_import_command(CLI::App& app) {
     write_trace(t, *out);
     std::cout << "imported " << t.name() << ": " << w.rank_count() << " ranks, " << t.templates(0).tasks_size()
               << " tasks per rank -> " << *out << "\n";
+    for (const std::string& note : t.import_notes())
+      std::cout << "note: " << note << "\n";
     (void)echo;
     return 0;
   };

@@ -229,6 +229,43 @@ TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
   CHECK(test::user_error_of([&] { workloads::read_echo_tracer("/nonexistent/echo"); }).find("not a folder") != std::string::npos);
 }
 
+TEST_CASE("Echo tracer import of the tracer's own output tree, with AccumulateGrad ops outside the graph") {
+  // As the tracer publishes it: logs/<framework>/config_<run>.json naming
+  // ../output/<framework>/pytorch_{graph,ops}_profiling/<model>/, its ops profile holding
+  // AccumulateGrad entries that are no graph node.
+  echo::test::TempDir dir;
+  dir.file("output/logs/PyTorch/config_org_tiny_bs2_seq8.json",
+           R"({"framework_settings": {"num_gpus": 1}, "pytorch_settings": {"ddp": false,
+               "ops_profiling_path": "../output/PyTorch/pytorch_ops_profiling/org/tiny",
+               "graph_profiling_path": "../output/PyTorch/pytorch_graph_profiling/org/tiny"},
+               "model_settings": {"model": "org/tiny", "batch_size": 2, "sequence_length": 8}})");
+  dir.file("output/logs/PyTorch/config_org_tiny_bs4_seq8.json", R"({"model_settings": {"model": "org/tiny", "batch_size": 4}})");
+  dir.file("output/PyTorch/pytorch_graph_profiling/org/tiny/global_graph_profiling_bs2_seq8.json", R"([
+    {"name": "x", "op": "placeholder", "input_nodes": [], "output_nodes": ["linear"]},
+    {"name": "linear", "op": "torch.addmm", "input_nodes": ["x"], "output_nodes": []}])");
+  dir.file("output/PyTorch/pytorch_ops_profiling/org/tiny/global_ops_profiling_bs2_seq8.json",
+           R"({"x": 0.001, "linear": 0.5, "AccumulateGrad_0": 0.02, "AccumulateGrad_1": 0.03, "optimizer_step": 0.25})");
+  // Two runs in the tree: which one is for the user to say.
+  const std::string several = test::user_error_of([&] { workloads::read_echo_tracer(dir / "output"); });
+  CHECK(several.find("the tracer's output holds 2 runs") != std::string::npos);
+  CHECK(several.find("logs/PyTorch/config_org_tiny_bs2_seq8.json") != std::string::npos);
+  const trace::Trace t = workloads::read_echo_tracer(dir / "output/logs/PyTorch/config_org_tiny_bs2_seq8.json");
+  CHECK(t.name() == "org/tiny-bs2_seq8");
+  std::uint64_t total_ns = 0;
+  for (const auto& task : t.templates(0).tasks())
+    total_ns += task.compute().duration_ns();
+  CHECK(total_ns == 801000);  // every profiled op: x, linear, both AccumulateGrad, the optimizer step
+  REQUIRE(t.import_notes_size() == 1);
+  CHECK(t.import_notes(0).find("2 profiled AccumulateGrad ops (0.050 ms) are not graph nodes") != std::string::npos);
+  // The same through --config, and a run whose profiles are not in the tree is named.
+  CHECK(workloads::read_echo_tracer(dir / "output", dir / "output/logs/PyTorch/config_org_tiny_bs2_seq8.json").templates(0).tasks_size() == 5);
+  dir.file("output/logs/PyTorch/config_org_gone_bs2_seq8.json",
+           R"({"pytorch_settings": {"graph_profiling_path": "../output/PyTorch/pytorch_graph_profiling/org/gone"},
+               "model_settings": {"model": "org/gone", "batch_size": 2, "sequence_length": 8}})");
+  CHECK(test::user_error_of([&] { workloads::read_echo_tracer(dir / "output/logs/PyTorch/config_org_gone_bs2_seq8.json"); })
+            .find("is not there") != std::string::npos);
+}
+
 TEST_CASE("Echo tracer import of the published GPT-2 run") {
   const std::string folder = ECHO_SOURCE_DIR "/../shared/data/echo-tracer";
   if (!std::filesystem::exists(folder)) {

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -29,12 +31,13 @@ json read_json(const fs::path& path) {
   }
 }
 
-// The one file of the folder whose name contains `kind` (and `run`, when given).
+// The one file of the folder whose name contains `kind` (and ends with `run`, when given: bs1_seq512
+// must not pick bs1_seq512_pytorch_ddp).
 fs::path find_file(const fs::path& folder, const std::string& kind, const std::string& run) {
   std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
-    if (name.find(kind) != std::string::npos && name.ends_with(".json") && (run.empty() || name.find(run) != std::string::npos))
+    if (name.find(kind) != std::string::npos && name.ends_with((run.empty() ? "" : "_" + run) + ".json"))
       found.push_back(entry.path());
   }
   std::sort(found.begin(), found.end());
@@ -49,6 +52,54 @@ fs::path find_file(const fs::path& folder, const std::string& kind, const std::s
                     "name the run's config log with --config (it picks the files of that batch and sequence)");
   }
   return found.front();
+}
+
+bool is_config_log(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.ends_with(".json") && (name.starts_with("config_") || name.starts_with("logs__config_"));
+}
+
+// The tracer's own output tree: output/logs/<framework>/config_<run>.json beside
+// output/<framework>/pytorch_{graph,ops}_profiling/<model>/. The config logs it holds.
+std::vector<fs::path> config_logs_under(const fs::path& root) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(root / "logs"))
+    for (const auto& e : fs::recursive_directory_iterator(root / "logs"))
+      if (e.is_regular_file() && is_config_log(e.path()))
+        out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Where a config log's profiles are: the folder its `*_profiling_path` names (written relative to
+// where the tracer ran, "../output/PyTorch/..."), found again under the output tree the log is in;
+// the log's own folder when the files were copied into one. A log that names no ops folder (the
+// tracer's DDP runs write `null`) has its ops beside the graphs, in pytorch_ops_profiling.
+fs::path profiles_folder(const fs::path& config, const json& c, const char* key, const char* kind) {
+  auto written_path = [&](const char* k) {
+    const json::json_pointer at(std::string("/pytorch_settings/") + k);
+    return c.contains(at) && c.at(at).is_string() ? c.at(at).get<std::string>() : std::string();
+  };
+  std::string written = written_path(key);
+  if (written.empty()) {
+    written = written_path("graph_profiling_path");
+    const auto g = written.find("graph_profiling");
+    if (g != std::string::npos)
+      written.replace(g, 15, "ops_profiling");
+  }
+  const auto at = written.find("output/");
+  const bool flat = std::any_of(fs::directory_iterator(config.parent_path()), fs::directory_iterator(), [&](const auto& e) {
+    return e.path().filename().string().find(kind) != std::string::npos;
+  });
+  if (at == std::string::npos || flat)
+    return config.parent_path();
+  // logs/<framework>/config_x.json: the output folder is two levels above the log's folder.
+  const fs::path root = config.parent_path().parent_path().parent_path();
+  const fs::path folder = root / written.substr(at + 7);
+  if (!fs::is_directory(folder))
+    throw UserError(config.string(), 0, "the run's profiles should be in " + written + ", but " + folder.string() + " is not there",
+                    "give the whole output tree of the Echo tracer, as it wrote it");
+  return folder;
 }
 
 trace::Category category_of(const std::string& op) {
@@ -73,34 +124,52 @@ trace::Category category_of(const std::string& op) {
 } // namespace
 
 trace::Trace read_echo_tracer(const std::string& folder_name, const std::string& config_path) {
-  const fs::path folder(folder_name);
+  // What was given: a config log, the tracer's output tree, or one folder holding the files.
+  fs::path folder(folder_name);
+  fs::path config = config_path;
+  if (fs::is_regular_file(folder) && is_config_log(folder)) {
+    config = folder;
+    folder = folder.parent_path();
+  }
   if (!fs::is_directory(folder))
-    throw UserError(folder_name, 0, "not a folder", "give the folder the Echo tracer wrote into");
+    throw UserError(folder_name, 0, "not a folder", "give the folder the Echo tracer wrote into (its `output`), or a config log of it");
 
   // The run: GPUs, batch and sequence (to pick its files), DDP.
   std::uint32_t gpus = 1;
   std::string run, name = "echo-tracer";
   bool ddp = false;
-  fs::path config = config_path;
   if (config.empty()) {
-    std::vector<fs::path> logs;
+    std::vector<fs::path> logs = config_logs_under(folder);
     for (const auto& entry : fs::directory_iterator(folder))
-      if (entry.path().filename().string().starts_with("logs__config_"))
+      if (is_config_log(entry.path()))
         logs.push_back(entry.path());
     if (logs.size() == 1)
       config = logs.front();
+    else if (logs.size() > 1 && !config_logs_under(folder).empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < logs.size() && i < 12; ++i)
+        names += "\n  " + fs::relative(logs[i], folder).string();
+      throw UserError(folder.string(), 0, "the tracer's output holds " + std::to_string(logs.size()) + " runs:" + names,
+                      "name one: `echo-des import echo-tracer " + (folder / fs::relative(logs.front(), folder)).string() +
+                          "` (or --config FILE)");
+    }
   }
+  fs::path graph_folder = folder, ops_folder = folder;
   if (!config.empty()) {
     const json c = read_json(config);
+    if (!c.is_object())
+      throw UserError(config.string(), 0, "not an Echo tracer config log (a JSON object)", "give the tracer's logs/<framework>/config_*.json");
     gpus = c.value("/framework_settings/num_gpus"_json_pointer, 1u);
     ddp = c.value("/pytorch_settings/ddp"_json_pointer, false);
     const auto batch = c.value("/model_settings/batch_size"_json_pointer, 0);
     const auto seq = c.value("/model_settings/sequence_length"_json_pointer, 0);
     run = "bs" + std::to_string(batch) + "_seq" + std::to_string(seq) + (ddp ? "_pytorch_ddp" : "");
     name = c.value("/model_settings/model"_json_pointer, std::string("model")) + "-" + run;
+    graph_folder = profiles_folder(config, c, "graph_profiling_path", "global_graph_profiling");
+    ops_folder = profiles_folder(config, c, "ops_profiling_path", "global_ops_profiling");
   }
-  const fs::path graph_file = find_file(folder, "global_graph_profiling", run);
-  const fs::path ops_file = find_file(folder, "global_ops_profiling", run);
+  const fs::path graph_file = find_file(graph_folder, "global_graph_profiling", run);
+  const fs::path ops_file = find_file(ops_folder, "global_ops_profiling", run);
   const json graph = read_json(graph_file), ops = read_json(ops_file);
   if (!graph.is_array() || !ops.is_object())
     throw UserError(graph_file.string(), 0, "not an Echo tracer graph (a list of nodes) with its ops profile (a map)",
@@ -181,6 +250,36 @@ trace::Trace read_echo_tracer(const std::string& folder_name, const std::string&
       feeds[i] = {next_id};
     }
     ++next_id;
+  }
+  // Profiled ops that are not graph nodes: autograd's AccumulateGrad (it adds each parameter's
+  // gradient into .grad, on the GPU, during backward) and whatever else the profile holds. They
+  // ran on the GPU, so they are replayed — after the graph, where the rest of backward is done —
+  // and said.
+  std::map<std::string, std::pair<std::uint64_t, double>> outside;  // kind -> count, ms
+  for (const auto& [op_name, value] : ops.items()) {
+    if (index.count(op_name) || op_name == "optimizer_step" || !value.is_number())
+      continue;
+    const double ms = value.get<double>();
+    if (ms < 0)
+      throw UserError(ops_file.string(), 0, "op '" + op_name + "' has a negative time", "fix the ops profile");
+    trace::Task* task = tmpl->add_tasks();
+    task->set_id(next_id++);
+    task->set_name(op_name);
+    task->set_stream(0);
+    task->set_category(op_name.starts_with("AccumulateGrad") ? trace::ELEMENTWISE : category_of(op_name));
+    task->mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(ms * 1e6)));
+    std::string kind = op_name;
+    while (!kind.empty() && (std::isdigit(static_cast<unsigned char>(kind.back())) != 0 || kind.back() == '_'))
+      kind.pop_back();
+    auto& [count, total] = outside[kind];
+    ++count;
+    total += ms;
+  }
+  for (const auto& [kind, figures] : outside) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.3f", figures.second);
+    t.add_import_notes(ops_file.filename().string() + ": " + std::to_string(figures.first) + " profiled " + kind +
+                       " ops (" + ms + " ms) are not graph nodes; replayed after the graph, before the optimizer step");
   }
   // The optimizer step is profiled but not in the graph: it runs once every bucket is reduced.
   if (ops.contains("optimizer_step")) {
