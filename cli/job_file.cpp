@@ -6,6 +6,7 @@
 #include "cli/job_schema.hpp"
 #include "cli/training_section.hpp"
 #include "cli/yaml_fields.hpp"
+#include "workloads/importers/importer.hpp"
 #include "platforms/cluster_spec.hpp"
 #include "slowdown/predictor.hpp"
 
@@ -157,12 +158,13 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
+  const auto& importers = workloads::ImporterRegistry::builtin();
   if (has_training_section(workload)) {
-    for (const char* key : {"trace", "kineto", "step", "chakra", "replicate", "comm", "kernel_time_scale"})
+    for (const std::string& key : traced_workload_keys())
       if (workload[key])
         throw UserError(shown_name, line_of(workload[key]),
-                        std::string("`workload.") + key + "` belongs to a traced workload, but this one is generated from `model`",
-                        "keep either a trace (`trace`, `kineto` or `chakra`, with replicate / comm) or `model` / `training` / `parallel`");
+                        "`workload." + key + "` belongs to a traced workload, but this one is generated from `model`",
+                        "keep either a trace (`trace`, `kineto`, `chakra`, ... with replicate / comm) or `model` / `training` / `parallel`");
     job.training = read_training_job(workload, shown_name, base_dir);
   } else {
   if (workload["kernel_time_scale"]) {
@@ -180,6 +182,55 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
     job.comm_measured = either(workload["comm"], "comm", "measured", "simulated", shown_name,
                                "measured: keep the traced collective durations; simulated: time them on the platform");
   }
+  // The files of a run: exactly one format's key (workloads/importers/importer.hpp).
+  std::vector<const workloads::Importer*> named;
+  for (const workloads::Importer* importer : importers.all())
+    if (workload[importer->job_key()])
+      named.push_back(importer);
+  if (named.empty())
+    throw UserError(shown_name, line_of(workload), "`workload` names no trace and no model",
+                    "write `workload: {trace: trace.pbtxt}` (or `kineto: [...]`, `chakra: [...]`, ...), or `workload: {model: {name: gpt3-1.3b}}`");
+  if (named.size() > 1)
+    throw UserError(shown_name, line_of(workload[named[1]->job_key()]),
+                    "`workload` names both `" + named[0]->job_key() + "` and `" + named[1]->job_key() + "` files",
+                    "keep one format: `" + named[0]->job_key() + ": ...` or `" + named[1]->job_key() + ": ...`");
+  const workloads::Importer& importer = *named.front();
+  auto values = [&](const std::string& key) {
+    const YAML::Node k = workload[key];
+    std::vector<std::string> out;
+    if (k.IsSequence()) {
+      for (const auto& item : k)
+        out.push_back(scalar(item, key, shown_name));
+    } else {
+      out.push_back(scalar(k, key, shown_name));
+    }
+    return out;
+  };
+  workloads::WorkloadSource source{importer.name(), values(importer.job_key()), {}};
+  for (std::string& f : source.files)
+    f = resolve(f, base_dir);
+  if (source.files.empty())
+    throw UserError(shown_name, line_of(workload[importer.job_key()]), "`" + importer.job_key() + "` lists no file",
+                    "write `" + importer.job_key() + ": [FILE, ...]`");
+  // Each format's options (`step` for Kineto, ...); another format's option is a mistake.
+  for (const workloads::Importer* other : importers.all())
+    for (const workloads::ImporterOption& o : other->options()) {
+      if (!workload[o.name] || source.options.count(o.name))
+        continue;
+      const auto& mine = importer.options();
+      if (std::none_of(mine.begin(), mine.end(), [&](const workloads::ImporterOption& x) { return x.name == o.name; }))
+        throw UserError(shown_name, line_of(workload[o.name]),
+                        "`" + o.name + "` is an option of `" + other->job_key() + "` workloads, but this one names `" +
+                            importer.job_key() + "`",
+                        "drop `" + o.name + "`, or name the files with `" + other->job_key() + ": [...]`");
+      source.options[o.name] = values(o.name);
+      if (o.name == "config")
+        for (std::string& f : source.options[o.name])
+          f = resolve(f, base_dir);
+    }
+  if (workload["replicate"] && !importer.replicable())
+    throw UserError(shown_name, line_of(workload["replicate"]), "`replicate` does not apply to `" + importer.job_key() + "` workloads",
+                    "give every rank's files; replicate applies to traces that describe one replica");
   if (workload["replicate"]) {
     const YAML::Node rep = require_map(workload, "replicate", shown_name, false);
     check_keys(rep, "workload.replicate", allowed_keys("workload.replicate"), shown_name);
@@ -191,50 +242,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                       "write e.g. `replicate: {dp: 64}`");
     job.replicate_dp = dp;
   }
-  // Files of real runs, one per rank: `kineto: [...]` or `chakra: [...]` (one file may stand alone).
-  auto file_list = [&](const char* key, const char* label, const char* example) {
-    if (workload["trace"])
-      throw UserError(shown_name, line_of(workload[key]), std::string("`workload` names both a trace and ") + label + " files",
-                      std::string("keep one: `trace: FILE` or `") + key + ": [FILE, ...]`");
-    const YAML::Node k = workload[key];
-    std::vector<std::string> files;
-    if (k.IsSequence()) {
-      for (const auto& item : k)
-        files.push_back(resolve(scalar(item, key, shown_name), base_dir));
-    } else {
-      files.push_back(resolve(scalar(k, key, shown_name), base_dir));
-    }
-    if (files.empty())
-      throw UserError(shown_name, line_of(k), std::string("`") + key + "` lists no file", std::string("write `") + key + ": [" + example + "]`");
-    return files;
-  };
-  if (workload["kineto"] && workload["chakra"])
-    throw UserError(shown_name, line_of(workload["chakra"]), "`workload` names both Kineto and Chakra files", "keep one of them");
-  if (workload["step"] && !workload["kineto"])
-    throw UserError(shown_name, line_of(workload["step"]), "`step` chooses the ProfilerStep of Kineto files, but the workload has none",
-                    "drop `step`, or name the files with `kineto: [...]`");
-  if (workload["chakra"] && workload["replicate"])
-    throw UserError(shown_name, line_of(workload["replicate"]), "`replicate` does not apply to Chakra files",
-                    "give every rank's Chakra file; replicate applies to native traces and Kineto files");
-  if (workload["kineto"]) {
-    job.kineto = file_list("kineto", "Kineto", "rank0.json.gz, rank1.json.gz");
-    if (workload["step"]) {
-      const std::string text = scalar(workload["step"], "step", shown_name);
-      int step = -1;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
-      if (ec != std::errc() || end != text.data() + text.size() || step < 0)
-        throw UserError(shown_name, line_of(workload["step"]), "`step` must be a ProfilerStep number (0 or more), got '" + text + "'",
-                        "write e.g. `step: 6` for ProfilerStep#6, or leave it out for the last step");
-      job.kineto_step = step;
-    }
-  } else if (workload["chakra"]) {
-    job.chakra = file_list("chakra", "Chakra", "llama.0.et, llama.1.et");
-  } else if (!workload["trace"]) {
-    throw UserError(shown_name, line_of(workload), "`workload` names no trace and no model",
-                    "write `workload: {trace: trace.pbtxt}`, or `workload: {model: {name: gpt3-1.3b}}`");
-  } else {
-    job.trace = resolve(scalar(workload["trace"], "trace", shown_name), base_dir);
-  }
+  job.source = std::move(source);
   }
 
   const YAML::Node comm = require_map(root, "communication", shown_name, false);

@@ -2,6 +2,7 @@
 
 #include "platforms/cluster_spec.hpp"
 #include "slowdown/predictor.hpp"
+#include "workloads/importers/importer.hpp"
 
 #include <algorithm>
 #include <map>
@@ -17,7 +18,9 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["platform"] = {"file", "preset"};
     for (const auto& k : platforms::override_keys())
       t["platform"].push_back(k);
-    t["workload"] = {"trace", "kineto", "step", "chakra", "replicate", "comm", "kernel_time_scale", "model", "training", "parallel", "profile", "merge_kernels"};
+    t["workload"] = traced_workload_keys();
+    for (const char* k : {"model", "training", "parallel", "profile", "merge_kernels"})
+      t["workload"].push_back(k);
     t["workload.replicate"] = {"dp"};
     t["workload.model"] = {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
                            "tied_embeddings"};
@@ -54,6 +57,19 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 } // namespace
 
 const std::vector<std::string>& allowed_keys(const std::string& section) { return sections().at(section); }
+
+std::vector<std::string> traced_workload_keys() {
+  std::vector<std::string> keys;
+  for (const workloads::Importer* importer : workloads::ImporterRegistry::builtin().all()) {
+    keys.push_back(importer->job_key());
+    for (const workloads::ImporterOption& o : importer->options())
+      if (std::find(keys.begin(), keys.end(), o.name) == keys.end())
+        keys.push_back(o.name);
+  }
+  for (const char* k : {"replicate", "comm", "kernel_time_scale"})
+    keys.push_back(k);
+  return keys;
+}
 
 std::vector<std::string> job_value_keys() {
   std::vector<std::string> out;

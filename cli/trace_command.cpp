@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/trace_file.hpp"
 #include "workloads/trace_reader.hpp"
-#include "workloads/traced_job.hpp"
+#include "workloads/importers/traced_job.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

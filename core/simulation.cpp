@@ -10,10 +10,7 @@
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
 #include "core/rank_folding.hpp"
-#include "workloads/chakra_reader.hpp"
-#include "workloads/kineto_reader.hpp"
-#include "workloads/replicate.hpp"
-#include "workloads/trace_reader.hpp"
+#include "workloads/importers/importer.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -54,23 +51,8 @@ struct Simulation::Impl {
 };
 
 Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
-  if (!job.kineto.empty()) {
-    const workloads::KinetoImport k = workloads::read_kineto(job.kineto, job.kineto_step);
-    const std::string& source = job.kineto.front();
-    const trace::Trace t = job.replicate_dp > 0
-                               ? workloads::replicate_dp(workloads::as_dp_replica(k.trace, k.traced_ranks, source), job.replicate_dp, source)
-                               : k.trace;
-    init(job.platform, scaled(workloads::build_workload(t, source), job.kernel_time_scale), job.communication, job.slowdown,
-         job.comm_measured);
-    return;
-  }
-  if (!job.chakra.empty()) {
-    init(job.platform, scaled(workloads::build_workload(workloads::read_chakra(job.chakra).trace, job.chakra.front()), job.kernel_time_scale),
-         job.communication, job.slowdown, job.comm_measured);
-    return;
-  }
-  if (!job.training) {
-    init(job.platform, scaled(workloads::read_trace(job.trace, job.replicate_dp), job.kernel_time_scale), job.communication,
+  if (job.source) {
+    init(job.platform, scaled(workloads::load_workload(*job.source, job.replicate_dp), job.kernel_time_scale), job.communication,
          job.slowdown, job.comm_measured);
     return;
   }

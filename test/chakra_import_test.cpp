@@ -127,10 +127,10 @@ TEST_CASE("a Chakra trace becomes kernels, host time, collectives on their proce
   REQUIRE(direct.code == 0);
   const auto rep = run_cli("run " + dir.file("rep.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], replicate: {dp: 2}}\n") + " -q");
   CHECK(rep.code == 2);
-  CHECK(rep.err.find("`replicate` does not apply to Chakra files") != std::string::npos);
+  CHECK(rep.err.find("`replicate` does not apply to `chakra` workloads") != std::string::npos);
   const auto both = run_cli("run " + dir.file("both.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], kineto: [x.json]}\n") + " -q");
   CHECK(both.code == 2);
-  CHECK(both.err.find("both Kineto and Chakra files") != std::string::npos);
+  CHECK(both.err.find("names both `kineto` and `chakra` files") != std::string::npos);
   const auto generated = run_cli("run " + dir.file("gen.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {chakra: [job.0.et], model: {name: gpt3-1.3b}}\n") + " -q");
   CHECK(generated.code == 2);
   CHECK(generated.err.find("`workload.chakra` belongs to a traced workload") != std::string::npos);

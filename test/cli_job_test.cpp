@@ -28,7 +28,9 @@ TEST_CASE("a job with a platform file: paths are relative to the job file") {
   const auto job = parse("platform: {file: p.xml}\nworkload: {trace: t.pbtxt}\noutput: {dir: out}\n");
   CHECK(job.platform.file == "/jobs/p.xml");
   CHECK_FALSE(job.platform.spec.has_value());
-  CHECK(job.trace == "/jobs/t.pbtxt");
+  REQUIRE(job.source.has_value());
+  CHECK(job.source->format == "trace");
+  CHECK(job.source->files == std::vector<std::string>{"/jobs/t.pbtxt"});
   CHECK(job.out_dir == "/jobs/out");
   CHECK(job.timeline);
 }
@@ -41,7 +43,7 @@ TEST_CASE("a job with a preset and what-if figures") {
   CHECK(job.platform.spec->nodes == 16);
   CHECK(job.platform.spec->nic_bw == "200Gbps");
   CHECK(job.platform.spec->oversubscription == 2.0);
-  CHECK(job.trace == "/abs/t.pb");
+  CHECK(job.source->files == std::vector<std::string>{"/abs/t.pb"});
 }
 
 TEST_CASE("--set overrides keys, including ones the file does not have") {

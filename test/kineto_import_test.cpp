@@ -123,7 +123,7 @@ TEST_CASE("a job can name Kineto files directly") {
     CHECK(r.code == 2);
     return r.err;
   };
-  CHECK(error_of("{kineto: [rank0.json], trace: t.pb}").find("both a trace and Kineto files") != std::string::npos);
+  CHECK(error_of("{kineto: [rank0.json], trace: t.pb}").find("names both `trace` and `kineto` files") != std::string::npos);
   CHECK(error_of("{kineto: []}").find("`kineto` lists no file") != std::string::npos);
   // replicate: the traced rank is one replica; its process group reaching rank 1 is the
   // data-parallel one, grown to 4 ranks, each running the traced program.
@@ -147,7 +147,7 @@ TEST_CASE("a job can name Kineto files directly") {
   CHECK(nlohmann::json::parse(stepped.out)["iteration_time_ns"] == 1000000);
   CHECK(error_of("{kineto: [rank0.json], step: 9}").find("has no ProfilerStep#9") != std::string::npos);
   CHECK(error_of("{kineto: [rank0.json], step: last}").find("`step` must be a ProfilerStep number") != std::string::npos);
-  CHECK(error_of("{trace: t.pb, step: 3}").find("`step` chooses the ProfilerStep of Kineto files") != std::string::npos);
+  CHECK(error_of("{trace: t.pb, step: 3}").find("`step` is an option of `kineto` workloads, but this one names `trace`") != std::string::npos);
 }
 
 TEST_CASE("bad Kineto input: a clear message and exit code 2") {

@@ -2,7 +2,7 @@
 // GPU needed), and the merge of per-process files into a job.
 #include "base/user_error.hpp"
 #include "workloads/trace_reader.hpp"
-#include "workloads/traced_job.hpp"
+#include "workloads/importers/traced_job.hpp"
 #include "workloads/tracer/process_trace.hpp"
 
 #include <doctest/doctest.h>

@@ -1,11 +1,11 @@
 // Reading and checking native traces: every mistake is a UserError naming file, line and fix.
-#include "workloads/json_array_stream.hpp"
+#include "workloads/importers/json_array_stream.hpp"
 #include "base/user_error.hpp"
 #include "support/temp_files.hpp"
 #include "workloads/model_presets.hpp"
 #include "support/user_errors.hpp"
 #include "workloads/dependency_cycle.hpp"
-#include "workloads/echo_tracer_reader.hpp"
+#include "workloads/importers/echo_tracer_reader.hpp"
 #include "workloads/replicate.hpp"
 #include "workloads/trace_reader.hpp"
 

@@ -1,6 +1,6 @@
 #include "workloads/overlap_table.hpp"
 
-#include "workloads/nccl_kernel_name.hpp"
+#include "workloads/importers/nccl_kernel_name.hpp"
 
 #include <algorithm>
 #include <map>

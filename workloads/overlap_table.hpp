@@ -5,7 +5,7 @@
 // and launch order, in the isolated run), its overlapped duration, the share of it that NCCL
 // kernels on other streams of the GPU covered, and the call that covered most of it — the rows
 // `echo-des slowdown train` learns from (`echo-des slowdown table`).
-#include "workloads/kineto_reader.hpp"
+#include "workloads/importers/kineto_reader.hpp"
 
 #include <cstddef>
 #include <string>

@@ -1,7 +1,7 @@
 #include "workloads/trace_reader.hpp"
 
 #include "workloads/replicate.hpp"
-#include "workloads/traced_job.hpp"
+#include "workloads/importers/traced_job.hpp"
 
 #include "base/file_text.hpp"
 #include "base/user_error.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // One traced process's records as a native trace: one rank template plus the process's
-// communicator memberships (merge_process_traces in workloads/traced_job.hpp joins the processes).
+// communicator memberships (merge_process_traces in workloads/importers/traced_job.hpp joins the processes).
 //
 // - The window: the last cudaProfilerStart / Stop range if the program set one, else everything.
 // - GPU work: every kernel, memcpy and memset per stream, in launch order, with its measured time.

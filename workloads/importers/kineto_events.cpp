@@ -1,6 +1,6 @@
-#include "workloads/kineto_events.hpp"
+#include "workloads/importers/kineto_events.hpp"
 
-#include "workloads/json_array_stream.hpp"
+#include "workloads/importers/json_array_stream.hpp"
 
 #include "base/user_error.hpp"
 

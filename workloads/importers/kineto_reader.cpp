@@ -1,7 +1,7 @@
-#include "workloads/kineto_reader.hpp"
+#include "workloads/importers/kineto_reader.hpp"
 
-#include "workloads/kineto_collectives.hpp"
-#include "workloads/kineto_events.hpp"
+#include "workloads/importers/kineto_collectives.hpp"
+#include "workloads/importers/kineto_events.hpp"
 #include "workloads/kernel_category.hpp"
 #include "workloads/tracer/process_trace.hpp"
 

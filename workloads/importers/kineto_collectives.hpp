@@ -14,8 +14,8 @@
 //   reduce-scatter on that stream shows a smaller one (output / input elements); a smaller group
 //   is taken as the block of consecutive ranks holding this one, and the note says so.
 // What could not be inferred, and what the replay assumes instead, is said in notes.
-#include "workloads/kineto_events.hpp"
-#include "workloads/nccl_kernel_name.hpp"
+#include "workloads/importers/kineto_events.hpp"
+#include "workloads/importers/nccl_kernel_name.hpp"
 
 #include "proto/trace.pb.h"
 

@@ -1,4 +1,4 @@
-#include "workloads/traced_job.hpp"
+#include "workloads/importers/traced_job.hpp"
 
 #include "base/user_error.hpp"
 

@@ -1,4 +1,4 @@
-#include "workloads/chakra_reader.hpp"
+#include "workloads/importers/chakra_reader.hpp"
 
 #include "workloads/kernel_category.hpp"
 

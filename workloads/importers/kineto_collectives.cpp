@@ -1,4 +1,4 @@
-#include "workloads/kineto_collectives.hpp"
+#include "workloads/importers/kineto_collectives.hpp"
 
 #include "workloads/kernel_category.hpp"
 

@@ -1,4 +1,4 @@
-#include "workloads/json_array_stream.hpp"
+#include "workloads/importers/json_array_stream.hpp"
 
 #include <stdexcept>
 #include <vector>

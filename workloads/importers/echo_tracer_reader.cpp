@@ -1,4 +1,4 @@
-#include "workloads/echo_tracer_reader.hpp"
+#include "workloads/importers/echo_tracer_reader.hpp"
 
 #include "base/user_error.hpp"
 

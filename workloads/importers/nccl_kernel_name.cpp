@@ -1,4 +1,4 @@
-#include "workloads/nccl_kernel_name.hpp"
+#include "workloads/importers/nccl_kernel_name.hpp"
 
 #include "workloads/kernel_category.hpp"
 
