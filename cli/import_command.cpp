@@ -19,15 +19,15 @@ struct ImportSubcommand {
   const workloads::Importer* importer = nullptr;
   CLI::App* app = nullptr;
   std::vector<std::string> files;
-  std::map<std::string, std::string> options;
+  std::map<std::string, std::vector<std::string>> options;
   std::string out = "trace.pb";
 };
 
 int run_import(ImportSubcommand& s) {
   workloads::WorkloadSource source{s.importer->name(), s.files, {}};
-  for (const auto& [name, value] : s.options)
-    if (!value.empty())
-      source.options[name] = {value};
+  for (const auto& [name, values] : s.options)
+    if (!values.empty())
+      source.options[name] = values;
   const auto started = std::chrono::steady_clock::now();
   const workloads::Imported imported = s.importer->import(source);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -58,8 +58,11 @@ Action add_import_command(CLI::App& app) {
     s.app = cmd->add_subcommand(importer->name(), importer->description());
     s.app->footer("Example:\n  " + importer->example() + "\n  or in a job: workload: {" + importer->job_key() + ": [...]}");
     s.app->add_option("files", s.files, importer->files_help())->required();
-    for (const workloads::ImporterOption& o : importer->options())
-      s.app->add_option("--" + o.name, s.options[o.name], o.help);
+    for (const workloads::ImporterOption& o : importer->options()) {
+      CLI::Option* option = s.app->add_option("--" + o.name, s.options[o.name], o.help);
+      if (!o.list)
+        option->expected(1);
+    }
     s.app->add_option("-o,--output", s.out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
   }
   CLI::App* ncu = cmd->add_subcommand("ncu", "Attach Nsight Compute metrics to a trace's kernels (for the xgboost slowdown model)");

@@ -224,7 +224,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                             importer.job_key() + "`",
                         "drop `" + o.name + "`, or name the files with `" + other->job_key() + ": [...]`");
       source.options[o.name] = values(o.name);
-      if (o.name == "config")
+      if (o.paths)
         for (std::string& f : source.options[o.name])
           f = resolve(f, base_dir);
     }

@@ -237,3 +237,59 @@ TEST_CASE("element types: every PyTorch and NCCL spelling, FP8 included, and an 
   REQUIRE(unknown.code == 0);
   CHECK(unknown.out.find("element type 'Float4_e2m1fn_x2' of 1 collectives is unknown; 4-byte elements assumed") != std::string::npos);
 }
+
+TEST_CASE("a PyTorch Execution Trace linked with its Kineto trace gives the process group, collective and tensors") {
+  // PyTorch 2.1 on rank 2 of 8: the AllReduce's kernel has no process-group fields and no
+  // nccl:<op> annotation; the Execution Trace's record_param_comms (rf_id 77) names process group
+  // "3" of ranks 0, 2, 4, 6 (start 0, stride 2, size 4), and the c10d op around it (rf_id 76) its
+  // tensor: 1024 bf16. Kineto links them by `Record function id`.
+  TempDir dir;
+  const std::string kineto = k::trace(
+      {k::step(1, 0, 1000), k::step(2, 1000, 1000),
+       k::x("cpu_op", "c10d::allreduce_", 1100, 50, "1", R"("Record function id": 76)"),
+       k::x("cpu_op", "record_param_comms", 1105, 40, "1", R"("Record function id": 77)"),
+       k::call("cudaLaunchKernel", 1110, 5, 1), k::gpu("ncclKernel_AllReduce_RING_LL_Sum_bfloat16(ncclWorkElem)", 1120, 60, 1, 13)},
+      R"({"backend": "nccl", "rank": 2, "world_size": 8})");
+  const std::string et = R"JSON({"schema": "1.0.1", "pid": 1, "nodes": [
+    {"name": "[pytorch|profiler|execution_trace|thread]", "id": 2, "rf_id": 0, "parent": 1, "inputs": [], "input_shapes": [], "input_types": []},
+    {"name": "c10d::allreduce_", "id": 10, "rf_id": 76, "parent": 2, "inputs": [[[40, 41, 0, 1024, 2, "cuda:2"]], 0, false, -1],
+     "input_shapes": [[1024], [], [], []], "input_types": ["Tensor(c10::BFloat16)", "Int", "Bool", "Int"]},
+    {"name": "record_param_comms", "id": 11, "rf_id": 77, "parent": 10,
+     "inputs": [5, ["3", "custom_pg"], 1, "allreduce", [], [], 0, 2, 4],
+     "input_shapes": [[], [], [], [], [], [], [], [], []], "input_types": ["Int", "Tuple", "Int", "String", "GenericList", "GenericList", "Int", "Int", "Int"]}]})JSON";
+  const auto r = run_cli("import kineto " + dir.file("r2.json", kineto) + " --pytorch_et " + dir.file("r2_et.json", et) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  const trace::Task* ar = find_task(t.templates(0), "ncclAllReduce");
+  REQUIRE(ar != nullptr);
+  CHECK(ar->collective().comm() == "pg3");
+  CHECK(ar->collective().bytes() == 2048);
+  CHECK(ar->collective().dtype() == trace::BFLOAT16);
+  std::vector<std::uint32_t> group;
+  for (const auto& c : t.communicators())
+    if (c.ranks(0) == 0)
+      group.assign(c.ranks().begin(), c.ranks().end());
+  CHECK(group == std::vector<std::uint32_t>{0, 2, 4, 6});
+  CHECK(r.out.find("their process groups came from the PyTorch Execution Trace") != std::string::npos);
+  // The same from a job, with the Execution Traces beside the Kineto files.
+  const auto j = run_cli("run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\n"
+                                                      "workload: {kineto: [r2.json], pytorch_et: [r2_et.json], comm: measured}\n") + " --json -q");
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  CHECK(nlohmann::json::parse(j.out)["ranks"].size() == 8);
+  // Mistakes: an Execution Trace count that does not match, a Kineto file given as one, no file.
+  auto error_of = [&](const std::string& args) {
+    const auto e = run_cli("import kineto " + args + " -o " + (dir / "o.pb"));
+    CHECK(e.code == 2);
+    return e.err;
+  };
+  CHECK(error_of((dir / "r2.json") + " " + (dir / "r2.json") + " --pytorch_et " + (dir / "r2_et.json"))
+            .find("1 PyTorch Execution Traces for 2 Kineto files") != std::string::npos);
+  CHECK(error_of((dir / "r2.json") + " --pytorch_et " + (dir / "r2.json")).find("this is a Kineto trace, not a PyTorch Execution Trace") !=
+        std::string::npos);
+  CHECK(error_of((dir / "r2.json") + " --pytorch_et " + (dir / "none.json")).find("cannot read the PyTorch Execution Trace") !=
+        std::string::npos);
+  CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("old.json", R"({"schema": "0.9", "nodes": []})"))
+            .find("schema '0.9' is not read") != std::string::npos);
+}

@@ -20,7 +20,7 @@ public:
            "  then run it: workload: {trace: gpt2.pb}";
   }
   std::vector<ImporterOption> options() const override {
-    return {{"config", "The run's config log, when the folder holds several runs", false}};
+    return {{"config", "The run's config log, when the folder holds several runs", false, true}};
   }
   Imported import(const WorkloadSource& source) const override;
 };

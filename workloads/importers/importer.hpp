@@ -37,7 +37,8 @@ struct Imported {
 struct ImporterOption {
   std::string name;       // job key and `--name` flag
   std::string help;
-  bool list = false;      // takes several values (files)
+  bool list = false;      // takes several values
+  bool paths = false;     // its values are files (relative to the job file in a job)
 };
 
 class Importer {

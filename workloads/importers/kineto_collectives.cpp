@@ -85,8 +85,8 @@ std::int64_t group_size_shown(const CommRange& op) {
 
 } // namespace
 
-CommResolver::CommResolver(const std::string& path, const FileEvents& f, int rank, int world)
-    : path_(path), f_(f), rank_(rank), world_(std::max(world, rank + 1)) {
+CommResolver::CommResolver(const std::string& path, const FileEvents& f, int rank, int world, const ExecutionTrace* et)
+    : path_(path), f_(f), rank_(rank), world_(std::max(world, rank + 1)), et_(et) {
   for (const RuntimeCall& c : f.calls)
     call_of_correlation_.emplace(c.correlation, &c);
   for (const CommRange& r : f.comm_ranges) {
@@ -94,8 +94,10 @@ CommResolver::CommResolver(const std::string& path, const FileEvents& f, int ran
       annotations_[r.thread].push_back(&r);
     else if (r.name.rfind("c10d::", 0) == 0)
       c10d_ops_[r.thread].push_back(&r);
+    else if (r.name == "record_param_comms")
+      param_comms_[r.thread].push_back(&r);
   }
-  for (auto* ranges : {&annotations_, &c10d_ops_})
+  for (auto* ranges : {&annotations_, &c10d_ops_, &param_comms_})
     for (auto& [thread, list] : *ranges)
       std::stable_sort(list.begin(), list.end(), [](const CommRange* a, const CommRange* b) { return a->start_ns < b->start_ns; });
   // A stream's group size, where a c10d all-gather or reduce-scatter on it shows one.
@@ -187,13 +189,50 @@ std::vector<std::uint32_t> CommResolver::inferred_group(std::int64_t stream) {
   return ranks;
 }
 
+// record_param_comms says the group and the collective's name, the c10d op around it its tensors:
+// each fills in what the other leaves out.
+std::optional<EtCollective> CommResolver::from_execution_trace(const GpuEvent& g) const {
+  if (et_ == nullptr)
+    return std::nullopt;
+  std::optional<EtCollective> out;
+  for (const auto* ranges : {&param_comms_, &c10d_ops_}) {
+    const CommRange* r = enclosing(*ranges, g.correlation);
+    const auto it = r != nullptr ? et_->by_record.find(r->record_id) : et_->by_record.end();
+    if (it == et_->by_record.end())
+      continue;
+    const EtCollective& e = it->second;
+    if (!out) {
+      out = e;
+      continue;
+    }
+    if (out->collective.empty())
+      out->collective = e.collective;
+    if (out->group_name.empty())
+      out->group_name = e.group_name;
+    if (out->ranks.empty())
+      out->ranks = e.ranks;
+    if (out->elements < 0) {
+      out->elements = e.elements;
+      out->element_type = e.element_type;
+    }
+  }
+  if (out && out->collective.empty())
+    return std::nullopt;
+  return out;
+}
+
 std::optional<CommCall> CommResolver::inferred(const GpuEvent& g) {
   const NcclKernelName spelled = parse_nccl_kernel_name(g.name);
   const CommRange* annotation = enclosing(annotations_, g.correlation);
+  const std::optional<EtCollective> et = from_execution_trace(g);
   CommCall c;
   if (annotation != nullptr) {
     c.op = op_of(annotation->name);
     c.p2p = p2p_of(annotation->name);
+  }
+  if (et && c.op == trace::OP_UNSPECIFIED && c.p2p == PointToPoint::none) {
+    c.op = op_of(et->collective);
+    c.p2p = p2p_of(et->collective);
   }
   if (c.op == trace::OP_UNSPECIFIED && c.p2p == PointToPoint::none) {
     c.op = spelled.op;
@@ -203,18 +242,30 @@ std::optional<CommCall> CommResolver::inferred(const GpuEvent& g) {
     }
     ++from_kernel_name_;
   }
-  ++inferred_;
-  c.slot = "nccl-stream-" + std::to_string(g.stream);
-  c.ranks = inferred_group(g.stream);
+  const bool et_group = et && !et->ranks.empty() &&
+                        std::find(et->ranks.begin(), et->ranks.end(), static_cast<std::uint32_t>(rank_)) != et->ranks.end();
+  if (et_group) {
+    ++from_execution_trace_;
+    c.slot = "pg" + (et->group_name.empty() ? "-stream-" + std::to_string(g.stream) : et->group_name);
+    c.ranks = et->ranks;
+  } else {
+    ++inferred_;
+    c.slot = "nccl-stream-" + std::to_string(g.stream);
+    c.ranks = inferred_group(g.stream);
+  }
   const auto size = static_cast<std::int64_t>(c.ranks.size());
-  const bool tensors_known = annotation != nullptr && !annotation->elements.empty() && annotation->elements[0] > 0;
-  c.dtype = element_type_or_note(tensors_known && !annotation->types.empty() ? annotation->types[0] : spelled.element_type, g.name);
+  const bool annotated = annotation != nullptr && !annotation->elements.empty() && annotation->elements[0] > 0;
+  const bool tensors_known = annotated || (et && et->elements > 0);
+  const std::string& type = annotated && !annotation->types.empty() ? annotation->types[0]
+                            : et && !et->element_type.empty() ? et->element_type
+                                                                         : spelled.element_type;
+  c.dtype = element_type_or_note(type, g.name);
   if (!tensors_known) {
     ++unknown_size_;
   } else {
-    // The annotation holds the tensor this rank handed NCCL: its input, except that a
-    // reduce-scatter's input is the whole buffer, an all-gather's the per-rank part.
-    const std::int64_t n = annotation->elements[0];
+    // The annotation (or the Execution Trace's op) holds the tensor this rank handed NCCL: its
+    // input, except that a reduce-scatter's input is the whole buffer, an all-gather's the per-rank part.
+    const std::int64_t n = annotated ? annotation->elements[0] : et->elements;
     c.in_nelems = n;
     c.out_nelems = c.op == trace::ALL_GATHER ? n * size : c.op == trace::REDUCE_SCATTER ? n / std::max<std::int64_t>(1, size) : n;
   }
@@ -239,6 +290,9 @@ std::vector<std::string> CommResolver::notes() const {
                   ", from distributedInfo.world_size " + std::to_string(world_) +
                   " or the c10d op's tensors; a smaller group is taken as consecutive ranks)");
   }
+  if (from_execution_trace_ > 0)
+    out.push_back(file + ": " + std::to_string(from_execution_trace_) +
+                  " NCCL kernels carry no process-group fields; their process groups came from the PyTorch Execution Trace");
   if (from_kernel_name_ > 0)
     out.push_back(file + ": " + std::to_string(from_kernel_name_) +
                   " NCCL kernels have no nccl:<op> annotation; their op was read from the kernel name");

@@ -14,6 +14,7 @@
 //   reduce-scatter on that stream shows a smaller one (output / input elements); a smaller group
 //   is taken as the block of consecutive ranks holding this one, and the note says so.
 // What could not be inferred, and what the replay assumes instead, is said in notes.
+#include "workloads/importers/execution_trace.hpp"
 #include "workloads/importers/kineto_events.hpp"
 #include "workloads/importers/nccl_kernel_name.hpp"
 
@@ -42,7 +43,8 @@ struct CommCall {
 class CommResolver {
 public:
   // `world`: the job's rank count as far as the files say (distributedInfo, else the files).
-  CommResolver(const std::string& path, const FileEvents& f, int rank, int world);
+  // `et`: the PyTorch Execution Trace of the same step, when given (it says what Kineto does not).
+  CommResolver(const std::string& path, const FileEvents& f, int rank, int world, const ExecutionTrace* et = nullptr);
 
   // The call behind an NCCL kernel; nullopt when not even its op can be told (it then stays a
   // kernel with its measured time, and a note says so).
@@ -56,16 +58,19 @@ private:
   std::vector<std::uint32_t> inferred_group(std::int64_t stream);
   std::optional<CommCall> from_process_group_fields(const GpuEvent& kernel);
   std::optional<CommCall> inferred(const GpuEvent& kernel);
+  // What the Execution Trace says of the op that launched `kernel`, if it says anything.
+  std::optional<EtCollective> from_execution_trace(const GpuEvent& kernel) const;
   ElementType element_type_or_note(const std::string& spelling, const std::string& kernel);
 
   const std::string& path_;
   const FileEvents& f_;
   int rank_, world_;
   std::map<std::int64_t, const RuntimeCall*> call_of_correlation_;
-  std::map<std::int64_t, std::vector<const CommRange*>> annotations_, c10d_ops_;  // by thread, by start
+  const ExecutionTrace* et_;
+  std::map<std::int64_t, std::vector<const CommRange*>> annotations_, c10d_ops_, param_comms_;  // by thread, by start
   std::map<std::int64_t, std::int64_t> group_size_of_stream_;
   // For the notes.
-  std::uint64_t inferred_ = 0, from_kernel_name_ = 0, unknown_size_ = 0, unknown_op_ = 0, unknown_peer_ = 0;
+  std::uint64_t inferred_ = 0, from_execution_trace_ = 0, from_kernel_name_ = 0, unknown_size_ = 0, unknown_op_ = 0, unknown_peer_ = 0;
   std::map<std::int64_t, std::vector<std::uint32_t>> streams_used_;
   std::map<std::string, std::uint64_t> unknown_types_;
 };

@@ -139,6 +139,7 @@ std::vector<std::string> strings(sj::ondemand::value v) {
 
 struct Args {
   GpuEvent gpu;
+  std::int64_t record_function = -1, external = -1;
   std::vector<std::int64_t> elements;
   std::vector<std::string> types;
 };
@@ -177,6 +178,10 @@ void read_args(sj::ondemand::object& args, Args& out) {
       g.wait_on_record = static_cast<std::int64_t>(number(a.value()));
     else if (k == "wait_on_cuda_event_id")
       g.wait_on_event = static_cast<std::int64_t>(number(a.value()));
+    else if (k == "Record function id")
+      out.record_function = integer(a.value());
+    else if (k == "External id")
+      out.external = integer(a.value());
     else if (k == "Input Dims")
       out.elements = element_counts(a.value());
     else if (k == "Input type")
@@ -240,7 +245,9 @@ void read_events(sj::ondemand::array events, FileEvents& out) {
       if (name.rfind("ProfilerStep#", 0) == 0)
         out.steps.push_back({std::string(name), ns(ts), ns(ts + dur), tid});
       else if (describes_communication(name))
-        out.comm_ranges.push_back({std::string(name), tid, ns(ts), ns(ts + dur), std::move(args.elements), std::move(args.types)});
+        out.comm_ranges.push_back({std::string(name), tid, ns(ts), ns(ts + dur),
+                                   args.record_function >= 0 ? args.record_function : args.external, std::move(args.elements),
+                                   std::move(args.types)});
     }
   }
 }

@@ -37,6 +37,7 @@ struct RuntimeCall {
 struct CommRange {
   std::string name;
   std::int64_t thread = 0, start_ns = 0, end_ns = 0;
+  std::int64_t record_id = -1;  // the record function's id (a PyTorch Execution Trace node's rf_id)
   std::vector<std::int64_t> elements;  // per input tensor: the product of its dims
   std::vector<std::string> types;      // per input tensor
 };

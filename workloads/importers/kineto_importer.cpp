@@ -17,7 +17,8 @@ Imported KinetoImporter::import(const WorkloadSource& source) const {
       throw UserError(source.files.front(), 0, "`step` must be a ProfilerStep number (0 or more), got '" + *text + "'",
                       "write e.g. `step: 6` for ProfilerStep#6, or leave it out for the median step");
   }
-  KinetoImport k = read_kineto(source.files, step);
+  const auto et = source.options.find("pytorch_et");
+  KinetoImport k = read_kineto(source.files, step, et != source.options.end() ? et->second : std::vector<std::string>{});
   Imported out;
   out.traced_ranks = k.traced_ranks;
   std::uint32_t ranks = 0;

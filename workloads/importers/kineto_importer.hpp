@@ -15,7 +15,10 @@ public:
     return "echo-des import kineto rank0.json.gz rank1.json.gz -o trace.pb\n  then run it: workload: {trace: trace.pb, comm: measured}";
   }
   std::vector<ImporterOption> options() const override {
-    return {{"step", "The ProfilerStep#N to import (default: the step of median duration; a trace without steps: its whole window)", false}};
+    return {{"step", "The ProfilerStep#N to import (default: the step of median duration; a trace without steps: its whole window)", false,
+             false},
+            {"pytorch_et", "PyTorch Execution Traces of the same step, one per rank in the Kineto files' order: process groups, "
+                           "collective names and tensors where the Kineto trace lacks them", true, true}};
   }
   Imported import(const WorkloadSource& source) const override;
 };

@@ -1,5 +1,6 @@
 #include "workloads/importers/kineto_reader.hpp"
 
+#include "workloads/importers/execution_trace.hpp"
 #include "workloads/importers/kineto_collectives.hpp"
 #include "workloads/importers/kineto_events.hpp"
 #include "workloads/kernel_category.hpp"
@@ -74,8 +75,8 @@ struct Group {
 class StepRecords {
 public:
   StepRecords(const std::string& path, const FileEvents& f, const Step& step, int rank, int world,
-              std::map<std::string, Group>& groups)
-      : path_(path), f_(f), step_(step), rank_(rank), groups_(groups), resolver_(path, f, rank, world) {
+              std::map<std::string, Group>& groups, const kineto::ExecutionTrace* et)
+      : path_(path), f_(f), step_(step), rank_(rank), groups_(groups), resolver_(path, f, rank, world, et) {
     number_correlations();
     log_.launcher_rank = rank;
     log_.captures.push_back({static_cast<std::uint64_t>(step.start_ns), static_cast<std::uint64_t>(step.end_ns),
@@ -529,10 +530,18 @@ KinetoKernels kineto_kernels(const std::string& file, int step) {
   return out;
 }
 
-KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
+KinetoImport read_kineto(const std::vector<std::string>& files, int step, const std::vector<std::string>& execution_traces) {
   KinetoImport result;
   trace::Trace& t = result.trace;
   t.set_name("kineto");
+  if (!execution_traces.empty() && execution_traces.size() != files.size())
+    throw UserError(execution_traces.front(), 0,
+                    std::to_string(execution_traces.size()) + " PyTorch Execution Traces for " + std::to_string(files.size()) +
+                        " Kineto files",
+                    "give one Execution Trace per Kineto file, in the same order (the same rank's step)");
+  std::vector<kineto::ExecutionTrace> ets;
+  for (const std::string& path : execution_traces)
+    ets.push_back(kineto::read_execution_trace(path));
   std::vector<FileEvents> parsed;
   parsed.reserve(files.size());
   for (const std::string& path : files)
@@ -554,7 +563,7 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step) {
       throw UserError(path, 0, "two files are rank " + std::to_string(rank) + " (distributedInfo.rank)",
                       "give one file per rank");
     file_rank.push_back(rank);
-    StepRecords records(path, f, chosen, rank, world, groups);
+    StepRecords records(path, f, chosen, rank, world, groups, ets.empty() ? nullptr : &ets[fi]);
     tracer::ProcessTraceStats stats;
     trace::Trace one = tracer::process_trace(records.log(), &stats);
     if (one.templates(0).tasks_size() == 0 || stats.kernels + stats.nccl_calls == 0)

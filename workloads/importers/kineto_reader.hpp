@@ -41,7 +41,9 @@ struct KinetoImport {
 };
 
 // `step` < 0: the median-duration ProfilerStep of the first file, the same step in the others.
-KinetoImport read_kineto(const std::vector<std::string>& files, int step = -1);
+// `execution_traces`: the PyTorch Execution Traces of the same step, one per file in the same
+// order (execution_trace.hpp), or none.
+KinetoImport read_kineto(const std::vector<std::string>& files, int step = -1, const std::vector<std::string>& execution_traces = {});
 
 // One file's GPU work of a step as measured, for overlap analysis (workloads/overlap_table.hpp):
 // kernels, memcpy and memset launched inside the step, by start time; NCCL kernels marked, with

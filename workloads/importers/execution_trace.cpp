@@ -1,0 +1,140 @@
+#include "workloads/importers/execution_trace.hpp"
+
+#include "base/user_error.hpp"
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+
+namespace echo::workloads::kineto {
+
+namespace {
+
+using nlohmann::json;
+
+std::string read_maybe_gzipped(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr)
+    throw UserError(path, 0, "cannot read the PyTorch Execution Trace", "check the path");
+  std::string out;
+  std::array<char, 1 << 16> buf{};
+  int got = 0;
+  while ((got = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0)
+    out.append(buf.data(), static_cast<std::size_t>(got));
+  int err = 0;
+  gzerror(f, &err);
+  gzclose(f);
+  if (got < 0 || err < 0)
+    throw UserError(path, 0, "the compressed PyTorch Execution Trace is damaged", "export it again");
+  return out;
+}
+
+// A node field: top level (schema 1.0) or in `attrs` as {name, type, value} (schema 1.1).
+const json* field(const json& node, const char* name) {
+  if (const auto it = node.find(name); it != node.end())
+    return &*it;
+  if (const auto attrs = node.find("attrs"); attrs != node.end() && attrs->is_array())
+    for (const json& a : *attrs)
+      if (a.is_object() && a.value("name", "") == name && a.contains("value"))
+        return &a.at("value");
+  return nullptr;
+}
+
+bool known_collective(const std::string& s) {
+  static const std::array<const char*, 14> names = {"allreduce", "all_reduce", "allgather", "all_gather", "_allgather_base",
+                                                    "reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor",
+                                                    "all_to_all", "alltoall", "alltoall_base", "broadcast", "send", "recv"};
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n || s.find(n) != std::string::npos; });
+}
+
+std::int64_t elements_of(const json& shape) {
+  if (!shape.is_array() || shape.empty() || !shape.front().is_number_integer())
+    return -1;
+  std::int64_t n = 1;
+  for (const json& d : shape)
+    n *= d.is_number_integer() ? d.get<std::int64_t>() : 1;
+  return n;
+}
+
+// "Tensor(c10::BFloat16)" -> "c10::BFloat16".
+std::string tensor_type(const json& t) {
+  if (!t.is_string())
+    return {};
+  const std::string s = t.get<std::string>();
+  const auto open = s.find('('), close = s.rfind(')');
+  return s.rfind("Tensor", 0) == 0 && open != std::string::npos && close > open ? s.substr(open + 1, close - open - 1) : std::string();
+}
+
+EtCollective describe(const json& node) {
+  EtCollective c;
+  const json* inputs = field(node, "inputs");
+  const json* shapes = field(node, "input_shapes");
+  const json* types = field(node, "input_types");
+  if (inputs != nullptr && inputs->is_array()) {
+    const json& in = *inputs;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (in[i].is_string() && c.collective.empty() && known_collective(in[i].get<std::string>()))
+        c.collective = in[i].get<std::string>();
+      // The process group: (name, desc) as a list of two strings, or the name alone.
+      if (c.group_name.empty() && in[i].is_array() && in[i].size() == 2 && in[i][0].is_string() && in[i][1].is_string())
+        c.group_name = in[i][0].get<std::string>();
+    }
+    // The last three inputs: global rank start, stride and the group's size.
+    if (in.size() >= 3 && in[in.size() - 1].is_number_integer() && in[in.size() - 2].is_number_integer() &&
+        in[in.size() - 3].is_number_integer()) {
+      const auto start = in[in.size() - 3].get<std::int64_t>(), stride = in[in.size() - 2].get<std::int64_t>(),
+                 size = in[in.size() - 1].get<std::int64_t>();
+      if (start >= 0 && stride > 0 && size > 0 && size < (1 << 24))
+        for (std::int64_t k = 0; k < size; ++k)
+          c.ranks.push_back(static_cast<std::uint32_t>(start + k * stride));
+    }
+  }
+  if (shapes != nullptr && shapes->is_array())
+    for (std::size_t i = 0; i < shapes->size(); ++i)
+      if (const std::int64_t n = elements_of((*shapes)[i]); n >= 0) {
+        c.elements = n;
+        if (types != nullptr && types->is_array() && i < types->size())
+          c.element_type = tensor_type((*types)[i]);
+        break;
+      }
+  return c;
+}
+
+} // namespace
+
+ExecutionTrace read_execution_trace(const std::string& path) {
+  json et;
+  try {
+    et = json::parse(read_maybe_gzipped(path));
+  } catch (const json::parse_error& e) {
+    throw UserError(path, 0, std::string("not JSON: ") + e.what(), "give the JSON torch.profiler.ExecutionTraceObserver wrote");
+  }
+  if (!et.is_object() || !et.contains("nodes") || !et["nodes"].is_array())
+    throw UserError(path, 0,
+                    et.is_object() && et.contains("traceEvents") ? "this is a Kineto trace, not a PyTorch Execution Trace"
+                                                                  : "no `nodes`: not a PyTorch Execution Trace",
+                    "give the ExecutionTraceObserver's JSON as `pytorch_et`, the profiler's as `kineto`");
+  ExecutionTrace out;
+  out.schema = et.value("schema", std::string());
+  if (out.schema.rfind("1.", 0) != 0)
+    throw UserError(path, 0, "PyTorch Execution Trace schema '" + out.schema + "' is not read (1.0.x and 1.1.x are)",
+                    "export it with PyTorch 2.0 or later");
+  for (const json& node : et["nodes"]) {
+    ++out.nodes;
+    const std::string name = node.value("name", std::string());
+    if (name != "record_param_comms" && name.rfind("c10d::", 0) != 0 && name.rfind("nccl:", 0) != 0)
+      continue;
+    const json* rf = field(node, "rf_id");
+    if (rf == nullptr || !rf->is_number_integer())
+      continue;
+    EtCollective c = describe(node);
+    if (c.collective.empty() && name.rfind("c10d::", 0) == 0)
+      c.collective = name.substr(6);
+    out.by_record[rf->get<std::int64_t>()] = std::move(c);
+  }
+  return out;
+}
+
+} // namespace echo::workloads::kineto
