@@ -293,3 +293,18 @@ TEST_CASE("a PyTorch Execution Trace linked with its Kineto trace gives the proc
   CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("old.json", R"({"schema": "0.9", "nodes": []})"))
             .find("schema '0.9' is not read") != std::string::npos);
 }
+
+TEST_CASE("Kineto files that disagree on their world, or are the same rank twice, are named") {
+  TempDir dir;
+  auto error_of = [&](const std::vector<std::string>& files) {
+    const Imported i = import(dir, files);
+    CHECK(i.code == 2);
+    return i.err;
+  };
+  CHECK(error_of({dir.file("a.json", ddp_rank(0, 2)), dir.file("b.json", ddp_rank(1, 4))}).find("its world_size is 4, but") !=
+        std::string::npos);
+  CHECK(error_of({dir.file("c.json", ddp_rank(0, 2)), dir.file("d.json", ddp_rank(0, 2))}).find("two files are rank 0") !=
+        std::string::npos);
+  CHECK(error_of({dir.file("e.json", ddp_rank(5, 2))}).find("rank 5 of a 2-rank world") != std::string::npos);
+}
+

@@ -110,8 +110,8 @@ TEST_CASE("tracer records: NCCL calls become collectives and transfers on their 
     c.peer = peer;
     return c;
   };
-  b.log.nccl = {call(NcclOp::all_reduce, 100, 1'000'000, 0), call(NcclOp::send, 101, 3'000, 2),
-                call(NcclOp::recv, 101, 1'000, 0), call(NcclOp::all_gather, 102, 500, 0)};
+  b.log.nccl = {call(NcclOp::of(trace::ALL_REDUCE), 100, 1'000'000, 0), call(NcclOp::side(Transfer::send), 101, 3'000, 2),
+                call(NcclOp::side(Transfer::recv), 101, 1'000, 0), call(NcclOp::of(trace::ALL_GATHER), 102, 500, 0)};
   ProcessTraceStats stats;
   const trace::Trace t = process_trace(b.log, &stats);
   const trace::RankTemplate& tmpl = t.templates(0);

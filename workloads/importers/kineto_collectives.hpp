@@ -17,6 +17,7 @@
 #include "workloads/importers/execution_trace.hpp"
 #include "workloads/importers/kineto_events.hpp"
 #include "workloads/importers/nccl_kernel_name.hpp"
+#include "workloads/tracer/activity_log.hpp"
 
 #include "proto/trace.pb.h"
 
@@ -28,7 +29,7 @@
 
 namespace echo::workloads::kineto {
 
-enum class PointToPoint : std::uint8_t { none, send, recv };
+using PointToPoint = tracer::Transfer;  // one vocabulary with the tracer (activity_log.hpp)
 
 struct CommCall {
   trace::CollectiveOp op = trace::OP_UNSPECIFIED;

@@ -45,20 +45,7 @@ std::uint64_t nccl_count(const CommCall& c) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, n));
 }
 
-tracer::NcclOp nccl_op(const CommCall& c) {
-  if (c.p2p == kineto::PointToPoint::send)
-    return tracer::NcclOp::send;
-  if (c.p2p == kineto::PointToPoint::recv)
-    return tracer::NcclOp::recv;
-  switch (c.op) {
-  case trace::ALL_GATHER: return tracer::NcclOp::all_gather;
-  case trace::REDUCE_SCATTER: return tracer::NcclOp::reduce_scatter;
-  case trace::BROADCAST: return tracer::NcclOp::broadcast;
-  case trace::REDUCE: return tracer::NcclOp::reduce;
-  case trace::ALL_TO_ALL: return tracer::NcclOp::all_to_all;
-  default: return tracer::NcclOp::all_reduce;
-  }
-}
+tracer::NcclOp nccl_op(const CommCall& c) { return c.p2p != kineto::PointToPoint::none ? tracer::NcclOp::side(c.p2p) : tracer::NcclOp::of(c.op); }
 
 bool is_nccl_kernel(const GpuEvent& g) {
   return g.category == "kernel" && (!g.collective.empty() || lowercase(g.name).rfind("nccl", 0) == 0);
@@ -546,6 +533,18 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step, const 
   parsed.reserve(files.size());
   for (const std::string& path : files)
     parsed.push_back(kineto::read_file(path, result.bytes_parsed));
+  for (std::size_t fi = 0; fi < files.size(); ++fi) {
+    const FileEvents& f = parsed[fi];
+    if (f.world_size > 0 && f.rank >= f.world_size)
+      throw UserError(files[fi], 0,
+                      "distributedInfo says rank " + std::to_string(f.rank) + " of a " + std::to_string(f.world_size) + "-rank world",
+                      "give the trace as the profiler wrote it; its rank must be below world_size");
+    if (f.world_size > 0 && parsed.front().world_size > 0 && f.world_size != parsed.front().world_size)
+      throw UserError(files[fi], 0,
+                      "its world_size is " + std::to_string(f.world_size) + ", but " + files.front() + " says " +
+                          std::to_string(parsed.front().world_size),
+                      "give the files of one run: every rank's distributedInfo names the same world");
+  }
   const int world = world_of(parsed);
   std::map<std::string, Group> groups;  // communicator name -> slot and ranks
   std::vector<int> file_rank;

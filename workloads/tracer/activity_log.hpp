@@ -2,6 +2,8 @@
 // What the CUPTI tracer collects in one process, as plain records with no CUDA type in them, so
 // that turning them into a trace (process_trace.hpp) is an ordinary function tests can feed with
 // synthetic records. Times are nanoseconds on CUPTI's clock; ids are CUPTI's.
+#include "proto/trace.pb.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,12 +55,20 @@ struct ExternalCorrelation {
   std::uint64_t external = 0;
 };
 
-enum class NcclOp : std::uint8_t { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send, recv };
+// What an NCCL call does, in the trace's own vocabulary (trace.proto): a collective op, or one side
+// of a transfer. The tracer, the Kineto importer and the conversion to a trace all speak it.
+enum class Transfer : std::uint8_t { none, send, recv };
+struct NcclOp {
+  trace::CollectiveOp collective = trace::ALL_REDUCE;  // OP_UNSPECIFIED for a send / recv
+  Transfer transfer = Transfer::none;
+  static constexpr NcclOp of(trace::CollectiveOp op) { return {op, Transfer::none}; }
+  static constexpr NcclOp side(Transfer t) { return {trace::OP_UNSPECIFIED, t}; }
+};
 
 // One NCCL call. Calls inside ncclGroupStart / ncclGroupEnd share the group's `launch` id, because
 // NCCL launches one kernel for the whole group; a call outside a group has a `launch` of its own.
 struct NcclCall {
-  NcclOp op = NcclOp::all_reduce;
+  NcclOp op;
   std::uint64_t launch = 0;  // matched with ExternalCorrelation::external
   std::uint64_t comm = 0;    // the ncclComm_t, matched with CommInit::comm
   std::uint64_t count = 0;   // elements, as passed (per rank for AllGather / ReduceScatter / AllToAll)

@@ -22,6 +22,7 @@
 namespace {
 
 using namespace echo::workloads::tracer;
+namespace trace = echo::trace;
 
 template <typename Fn>
 Fn real(const char* name) {
@@ -96,8 +97,8 @@ void record_call(NcclOp op, std::uint64_t launch, std::size_t count, ncclDataTyp
   c.count = count;
   c.dtype = dtype;
   c.dtype_bytes = bytes;
-  c.peer = op == NcclOp::send || op == NcclOp::recv ? static_cast<std::uint32_t>(peer_or_root) : 0;
-  c.root = op == NcclOp::broadcast || op == NcclOp::reduce ? static_cast<std::uint32_t>(peer_or_root) : 0;
+  c.peer = op.transfer != Transfer::none ? static_cast<std::uint32_t>(peer_or_root) : 0;
+  c.root = op.collective == trace::BROADCAST || op.collective == trace::REDUCE ? static_cast<std::uint32_t>(peer_or_root) : 0;
   c.stream = reinterpret_cast<std::uint64_t>(stream);
   c.thread = thread_id();
   TracerState::get().record([&](ActivityLog& log) { log.nccl.push_back(c); });
@@ -195,50 +196,50 @@ __attribute__((visibility("default"))) ncclResult_t ncclGroupEnd() {
 __attribute__((visibility("default"))) ncclResult_t ncclAllReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclAllReduce);
-  return traced(NcclOp::all_reduce, count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, op, comm, stream); });
+  return traced(NcclOp::of(trace::ALL_REDUCE), count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, op, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                                int root, ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclBroadcast);
-  return traced(NcclOp::broadcast, count, type, root, comm, stream, [&] { return real_fn(send, recv, count, type, root, comm, stream); });
+  return traced(NcclOp::of(trace::BROADCAST), count, type, root, comm, stream, [&] { return real_fn(send, recv, count, type, root, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                             ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclReduce);
-  return traced(NcclOp::reduce, count, type, root, comm, stream, [&] { return real_fn(send, recv, count, type, op, root, comm, stream); });
+  return traced(NcclOp::of(trace::REDUCE), count, type, root, comm, stream, [&] { return real_fn(send, recv, count, type, op, root, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                                ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclAllGather);
-  return traced(NcclOp::all_gather, count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, comm, stream); });
+  return traced(NcclOp::of(trace::ALL_GATHER), count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                                    ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclReduceScatter);
-  return traced(NcclOp::reduce_scatter, count, type, 0, comm, stream,
+  return traced(NcclOp::of(trace::REDUCE_SCATTER), count, type, 0, comm, stream,
                 [&] { return real_fn(send, recv, count, type, op, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                               ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclAlltoAll);
-  return traced(NcclOp::all_to_all, count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, comm, stream); });
+  return traced(NcclOp::of(trace::ALL_TO_ALL), count, type, 0, comm, stream, [&] { return real_fn(send, recv, count, type, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t type, int peer,
                                                           ncclComm_t comm, cudaStream_t stream) {
   ECHO_REAL(ncclSend);
-  return traced(NcclOp::send, count, type, peer, comm, stream, [&] { return real_fn(send, count, type, peer, comm, stream); });
+  return traced(NcclOp::side(Transfer::send), count, type, peer, comm, stream, [&] { return real_fn(send, count, type, peer, comm, stream); });
 }
 
 __attribute__((visibility("default"))) ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
                                                           cudaStream_t stream) {
   ECHO_REAL(ncclRecv);
-  return traced(NcclOp::recv, count, type, peer, comm, stream, [&] { return real_fn(recv, count, type, peer, comm, stream); });
+  return traced(NcclOp::side(Transfer::recv), count, type, peer, comm, stream, [&] { return real_fn(recv, count, type, peer, comm, stream); });
 }
 
 } // extern "C"

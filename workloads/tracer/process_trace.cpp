@@ -31,24 +31,17 @@ std::optional<Window> capture_window(const ActivityLog& log) {
   return Window{c.start_ns, c.end_ns > c.start_ns ? c.end_ns : ~std::uint64_t{0}, c.thread};
 }
 
-trace::CollectiveOp collective_op(NcclOp op) {
-  switch (op) {
-  case NcclOp::all_reduce: return trace::ALL_REDUCE;
-  case NcclOp::all_gather: return trace::ALL_GATHER;
-  case NcclOp::reduce_scatter: return trace::REDUCE_SCATTER;
-  case NcclOp::broadcast: return trace::BROADCAST;
-  case NcclOp::reduce: return trace::REDUCE;
-  case NcclOp::all_to_all: return trace::ALL_TO_ALL;
-  case NcclOp::send:
-  case NcclOp::recv: break;
-  }
-  return trace::OP_UNSPECIFIED;
-}
-
 const char* op_name(NcclOp op) {
-  static const char* const names[] = {"ncclAllReduce", "ncclAllGather", "ncclReduceScatter", "ncclBroadcast",
-                                      "ncclReduce",    "ncclAlltoAll",  "ncclSend",      "ncclRecv"};
-  return names[static_cast<int>(op)];
+  if (op.transfer != Transfer::none)
+    return op.transfer == Transfer::send ? "ncclSend" : "ncclRecv";
+  switch (op.collective) {
+  case trace::ALL_GATHER: return "ncclAllGather";
+  case trace::REDUCE_SCATTER: return "ncclReduceScatter";
+  case trace::BROADCAST: return "ncclBroadcast";
+  case trace::REDUCE: return "ncclReduce";
+  case trace::ALL_TO_ALL: return "ncclAlltoAll";
+  default: return "ncclAllReduce";
+  }
 }
 
 std::string hex(std::uint64_t v) {
@@ -177,8 +170,8 @@ private:
   std::uint64_t add_nccl_task(const NcclCall& call, std::uint32_t stream, std::uint64_t measured_ns) {
     trace::Task& t = add_task(stream, op_name(call.op), trace::COMMUNICATION);
     const std::uint64_t bytes = call.count * call.dtype_bytes;
-    if (call.op == NcclOp::send || call.op == NcclOp::recv) {
-      trace::PeerTransfer& p = call.op == NcclOp::send ? *t.mutable_send() : *t.mutable_recv();
+    if (call.op.transfer != Transfer::none) {
+      trace::PeerTransfer& p = call.op.transfer == Transfer::send ? *t.mutable_send() : *t.mutable_recv();
       p.set_comm(slot_of(call.comm));
       p.set_peer(call.peer);
       p.set_bytes(bytes);
@@ -186,11 +179,12 @@ private:
       return t.id();
     }
     trace::Collective& c = *t.mutable_collective();
-    c.set_op(collective_op(call.op));
+    c.set_op(call.op.collective);
     c.set_comm(slot_of(call.comm));
     // trace.proto counts AllGather by its output, ReduceScatter by its input and AllToAll by the
     // whole send buffer: each is the per-rank count NCCL takes times the communicator size.
-    const bool per_rank = call.op == NcclOp::all_gather || call.op == NcclOp::reduce_scatter || call.op == NcclOp::all_to_all;
+    const bool per_rank = call.op.collective == trace::ALL_GATHER || call.op.collective == trace::REDUCE_SCATTER ||
+                          call.op.collective == trace::ALL_TO_ALL;
     c.set_bytes(per_rank ? bytes * comm_size(call.comm) : bytes);
     c.set_dtype(static_cast<trace::DataType>(call.dtype));
     c.set_root(call.root);
@@ -244,7 +238,7 @@ private:
       const NcclCall& call = log_.nccl[i];
       const double share = group_bytes > 0 ? static_cast<double>(call.count * call.dtype_bytes) / static_cast<double>(group_bytes)
                                            : 1.0 / static_cast<double>(calls.size());
-      const bool receive = call.op == NcclOp::recv && calls.size() > 1;
+      const bool receive = call.op.transfer == Transfer::recv && calls.size() > 1;
       const std::uint32_t on = receive ? stream_index(stream_name + " grouped recv") : stream;
       const std::uint64_t id = add_nccl_task(call, on, static_cast<std::uint64_t>(static_cast<double>(duration) * share));
       if (receive) {
