@@ -7,9 +7,7 @@ namespace echo::workloads {
 Imported ChakraImporter::import(const WorkloadSource& source) const {
   ChakraImport c = read_chakra(source.files);
   Imported out;
-  std::uint32_t ranks = 0;
-  for (const auto& r : c.trace.ranks())
-    ranks += std::max(1u, r.count());
+  const std::uint32_t ranks = rank_count(c.trace);
   out.summary = "Chakra " + c.version + ": " + std::to_string(ranks) + " ranks, " + std::to_string(c.compute) + " GPU kernels, " +
                 std::to_string(c.host) + " CPU ops, " + std::to_string(c.collectives) + " collectives, " +
                 std::to_string(c.transfers) + " sends / recvs, " + std::to_string(c.other) + " other nodes";

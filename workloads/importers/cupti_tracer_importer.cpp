@@ -12,9 +12,7 @@ Imported CuptiTracerImporter::import(const WorkloadSource& source) const {
                     "copy every process's file into one folder and name it");
   Imported out;
   out.trace = read_traced_job(source.files.front());
-  std::uint32_t ranks = 0;
-  for (const auto& r : out.trace.ranks())
-    ranks += std::max(1u, r.count());
+  const std::uint32_t ranks = rank_count(out.trace);
   out.summary = std::to_string(ranks) + " traced process(es), " + std::to_string(out.trace.communicators_size()) + " communicators" +
                 (out.trace.dropped_records() > 0 ? ", " + std::to_string(out.trace.dropped_records()) + " records dropped" : std::string());
   return out;

@@ -13,9 +13,7 @@ Imported EchoTracerImporter::import(const WorkloadSource& source) const {
                     "name the tracer's output folder, or the config log of the run");
   Imported out;
   out.trace = read_echo_tracer(source.files.front(), source.option("config") ? *source.option("config") : std::string());
-  std::uint32_t ranks = 0;
-  for (const auto& r : out.trace.ranks())
-    ranks += std::max(1u, r.count());
+  const std::uint32_t ranks = rank_count(out.trace);
   out.summary = out.trace.name() + ": " + std::to_string(ranks) + " ranks, " + std::to_string(out.trace.templates(0).tasks_size()) +
                 " tasks per rank";
   return out;

@@ -10,6 +10,8 @@
 
 #include "base/user_error.hpp"
 
+#include <algorithm>
+
 namespace echo::workloads {
 
 Workload Importer::load(const WorkloadSource& source, std::uint32_t replicate_dp) const {
@@ -54,6 +56,13 @@ std::vector<const Importer*> ImporterRegistry::all() const {
   for (const auto& i : importers_)
     out.push_back(i.get());
   return out;
+}
+
+std::uint32_t rank_count(const trace::Trace& trace) {
+  std::uint32_t ranks = 0;
+  for (const auto& r : trace.ranks())
+    ranks += std::max(1u, r.count());
+  return ranks;
 }
 
 Workload load_workload(const WorkloadSource& source, std::uint32_t replicate_dp) {

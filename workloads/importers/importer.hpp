@@ -71,6 +71,9 @@ private:
   std::vector<std::unique_ptr<Importer>> importers_;
 };
 
+// How many ranks a trace maps (its rank ranges added up), for what an import says.
+std::uint32_t rank_count(const trace::Trace& trace);
+
 // The workload a source describes (UserError names an unknown format).
 Workload load_workload(const WorkloadSource& source, std::uint32_t replicate_dp = 0);
 

@@ -21,9 +21,7 @@ Imported KinetoImporter::import(const WorkloadSource& source) const {
   KinetoImport k = read_kineto(source.files, step, et != source.options.end() ? et->second : std::vector<std::string>{});
   Imported out;
   out.traced_ranks = k.traced_ranks;
-  std::uint32_t ranks = 0;
-  for (const auto& r : k.trace.ranks())
-    ranks += std::max(1u, r.count());
+  const std::uint32_t ranks = rank_count(k.trace);
   char measured[48];
   std::snprintf(measured, sizeof measured, "%g", static_cast<double>(k.trace.measured_iteration_ns()) / 1e6);
   out.summary = k.step + ": " + std::to_string(ranks) + " ranks, " + std::to_string(k.kernels) + " kernels and " +
