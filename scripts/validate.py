@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Predicts every published run in ../shared/data/e2e/ with `echo-des run` and prints, per dataset,
+the median |error|, the signed median, the share within 10% and the worst rows, each with what the
+prediction spent its time on (compute / exposed communication / idle, and the host-bound share).
+
+Datasets and how a row becomes a job (each dataset's framework recipe, as its source describes it):
+- megatron: the Megatron-LM README tables (scripts/megatron_check.py's jobs).
+- vtrain: vTrain's single-node A100 runs of Megatron-DeepSpeed (2022): fp16, full recomputation,
+  attention without FlashAttention, gradients all-reduced after the backward pass, GPT-2 vocabulary.
+- dgxc: NVIDIA's DGX-Cloud H100 benchmarks (NeMo / Megatron-Core): bf16 or fp8, sequence
+  parallelism with TP, the distributed optimizer, overlapped gradient reduction, the recipe's
+  recompute, context / expert / virtual-pipeline parallelism as listed.
+- foundry: llm-foundry's MPT runs on A100: pure FSDP (FULL_SHARD: ZeRO-3), bf16, activation
+  checkpointing as listed, MPT's 50,368-token vocabulary.
+
+  scripts/validate.py [--datasets vtrain,dgxc,...] [--rows N] [--echo build/echo-des] [--markdown]
+
+--rows N takes N rows per dataset, evenly spread over the file (deterministic); 0 takes all.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.path.join(ROOT, "..", "shared", "data", "e2e")
+sys.path.insert(0, HERE)
+import megatron_check  # noqa: E402
+
+
+def job(platform, model, training, parallel):
+    def inline(d):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
+    return (f"platform: {inline(platform)}\nworkload:\n  model: {inline(model)}\n  training: {inline(training)}\n"
+            f"  parallel: {inline(parallel)}\n")
+
+
+def megatron_rows():
+    for r in csv.DictReader(open(os.path.join(DATA, "megatron-published.csv"))):
+        yield f"{r['table']} {r['model']} {r['gpus']} GPUs", megatron_check.job_yaml(r), megatron_check.measured_seconds(r)
+
+
+def vtrain_rows():
+    for r in csv.DictReader(open(os.path.join(DATA, "vtrain-single-node-a100.csv"))):
+        name = f"h{r['hidden']} l{r['layers']} tp{r['tp']} pp{r['pp']} dp{r['dp']} mb{r['micro_batch']} gb{r['global_batch']}"
+        yield name, job({"preset": "dgx-a100", "nodes": 1},
+                        {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "vocab": 50257, "seq_len": r["seq_len"]},
+                        {"global_batch": r["global_batch"], "micro_batch": r["micro_batch"], "dtype": "fp16", "recompute": "full",
+                         "attention": "unfused"},
+                        {"tp": r["tp"], "pp": r["pp"], "dp": r["dp"], "dp_overlap": "false"}), float(r["iteration_ms"]) / 1e3
+
+
+def number(text, default=1):
+    text = (text or "").strip()
+    return int(text) if text.isdigit() else default
+
+
+def dgxc_rows():
+    for r in csv.DictReader(open(os.path.join(DATA, "dgxc-benchmarking-h100.csv"))):
+        gpus, tp, pp = int(r["gpus"]), number(r["tp"]), number(r["pp"])
+        cp, ep, vp = number(r["cp"]), number(r["ep"]), number(r["vp"])
+        vocab = 256000 if "256k" in r["vocab"] else 128256
+        moe = r["arch"].startswith("MoE")
+        model = {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "kv_heads": r["kv_groups"], "ffn_hidden": r["ffn"], "vocab": vocab, "seq_len": r["seq_len"],
+                 "activation": "gelu" if r["model"].startswith("Nemotron") else "swiglu"}
+        if moe:
+            model["moe"] = "{experts: 8, top_k: 2}"
+        recompute = "selective" if r["recompute"].startswith("selective") else "full" if r["recompute"].startswith("full") else "none"
+        parallel = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "dp": gpus // (tp * pp * cp), "sequence_parallel": "true" if tp > 1 else "false",
+                    "zero": 1, "dp_overlap": "true"}
+        if vp > 1:
+            parallel.update({"schedule": "interleaved-1f1b", "virtual_stages": vp, "p2p_overlap": "true"})
+        step = float(r["step_time_s"].split()[0])
+        name = f"{r['model']} {r['precision']} {gpus} GPUs"
+        yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model,
+                        {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": recompute},
+                        parallel), step
+
+
+def foundry_rows():
+    for r in csv.DictReader(open(os.path.join(DATA, "llm-foundry-a100.csv"))):
+        gpus = int(r["# GPUs"])
+        seconds = float(r["GlobalBatchSize (T)"]) / float(r["Throughput (T/s)"])
+        gpu = "a100-40gb" if "40" in r["GPU"] else "a100-80gb"
+        name = f"MPT-{r['Model']} {gpus}x{gpu} mb{r['MicroBatchSize']} ckpt={r['Activation Checkpointing']}"
+        yield name, job({"preset": "dgx-a100", "nodes": max(1, math.ceil(gpus / 8)), "gpu": gpu},
+                        {"layers": r["n_layers"], "hidden": r["d_model"], "heads": r["n_heads"], "vocab": 50368, "seq_len": r["SeqLen (T)"]},
+                        {"global_batch": r["GlobalBatchSize"], "micro_batch": r["MicroBatchSize"], "dtype": "bf16",
+                         "recompute": "full" if r["Activation Checkpointing"] == "True" else "none"},
+                        {"tp": 1, "pp": 1, "dp": gpus, "zero": 3, "dp_overlap": "true"}), seconds
+
+
+DATASETS = {"vtrain": vtrain_rows, "dgxc": dgxc_rows, "foundry": foundry_rows, "megatron": megatron_rows}
+
+
+def predict(echo, yaml_text, timeout_s):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(yaml_text)
+    try:
+        out = subprocess.run([echo, "run", f.name, "--json", "-q"], capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return None, "took more than %d s" % timeout_s
+    finally:
+        os.unlink(f.name)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[0] if out.stderr.strip() else "exit %d" % out.returncode
+    return json.loads(out.stdout), ""
+
+
+def reason(j):
+    it = j["iteration_time_s"]
+    n = max(1, len(j["ranks"]))
+    mean = lambda k: sum(r.get(k, 0) for r in j["ranks"]) / n / it if it > 0 else 0  # noqa: E731
+    return "compute %.0f%%, exposed comm %.0f%%, idle %.0f%% (host-bound %.0f%%)" % (
+        100 * mean("compute_s"), 100 * mean("exposed_comm_s"), 100 * mean("idle_s"), 100 * mean("host_bound_s"))
+
+
+def gpus_of(yaml_text):
+    """GPUs a job asks for: tp x pp x cp x dp from its parallel section (nodes x 8 where it has none)."""
+    import re
+    par = dict(re.findall(r"(tp|pp|cp|dp): (\d+)", yaml_text.split("parallel:")[-1]))
+    if "dp" in par:
+        return math.prod(int(par.get(k, 1)) for k in ("tp", "pp", "cp", "dp"))
+    nodes = re.search(r"nodes: (\d+)", yaml_text)
+    return 8 * int(nodes.group(1)) if nodes else 8
+
+
+def spread(rows, n):
+    if n <= 0 or n >= len(rows):
+        return rows
+    return [rows[round(i * (len(rows) - 1) / (n - 1))] for i in range(n)] if n > 1 else rows[:1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--rows", type=int, default=12, help="rows per dataset, evenly spread (0: all)")
+    ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
+    ap.add_argument("--worst", type=int, default=3)
+    ap.add_argument("--max-gpus", type=int, default=512, help="leave out larger runs (their simulation takes minutes)")
+    ap.add_argument("--timeout", type=int, default=180, help="seconds one run may take")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    summary = []
+    for name in args.datasets.split(","):
+        rows = spread([r for r in DATASETS[name]() if gpus_of(r[1]) <= args.max_gpus], args.rows)
+        results = []
+        for label, yaml_text, measured in rows:
+            j, error = predict(args.echo, yaml_text, args.timeout)
+            if j is None:
+                print(f"{name}: {label}: not run: {error}", file=sys.stderr)
+                continue
+            err = (j["iteration_time_s"] - measured) / measured
+            results.append((label, measured, j["iteration_time_s"], err, reason(j)))
+        if not results:
+            continue
+        errs = [r[3] for r in results]
+        summary.append((name, len(results), len(rows), statistics.median(abs(e) for e in errs), statistics.median(errs),
+                        sum(abs(e) <= 0.10 for e in errs) / len(errs)))
+        for label, measured, predicted, err, why in sorted(results, key=lambda r: -abs(r[3]))[: args.worst]:
+            print(f"  {name} worst: {label}: measured {measured:.3f} s, predicted {predicted:.3f} s ({100 * err:+.1f}%): {why}")
+    if args.markdown:
+        print("| dataset | rows run | median abs error | signed median | within 10% |")
+        print("|---|---:|---:|---:|---:|")
+        for name, ran, tried, med, signed, within in summary:
+            print(f"| {name} | {ran} of {tried} | {100 * med:.1f}% | {100 * signed:+.1f}% | {100 * within:.0f}% |")
+    else:
+        for name, ran, tried, med, signed, within in summary:
+            print(f"{name:10s} {ran:4d}/{tried:<4d} median |error| {100 * med:5.1f}%  signed {100 * signed:+6.1f}%  "
+                  f"within 10% {100 * within:3.0f}%")
+
+
+if __name__ == "__main__":
+    main()
