@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace echo::workloads {
 
@@ -360,14 +361,23 @@ private:
   tracer::ActivityLog log_;
 };
 
-// Whether any GPU work was launched inside [start, end].
-bool launches_inside(const FileEvents& f, std::int64_t start, std::int64_t end) {
-  std::set<std::int64_t> gpu;
+// When each call that launched GPU work was made, in time order.
+std::vector<std::int64_t> launch_times(const FileEvents& f) {
+  std::unordered_set<std::int64_t> gpu;
   for (const GpuEvent& g : f.gpu)
     gpu.insert(g.correlation);
-  return std::any_of(f.calls.begin(), f.calls.end(), [&](const RuntimeCall& c) {
-    return c.start_ns >= start && c.start_ns <= end && gpu.count(c.correlation);
-  });
+  std::vector<std::int64_t> out;
+  for (const RuntimeCall& c : f.calls)
+    if (gpu.count(c.correlation))
+      out.push_back(c.start_ns);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether any GPU work was launched inside [start, end].
+bool launches_inside(const std::vector<std::int64_t>& launches, std::int64_t start, std::int64_t end) {
+  const auto it = std::lower_bound(launches.begin(), launches.end(), start);
+  return it != launches.end() && *it <= end;
 }
 
 std::string milliseconds(std::int64_t ns) {
@@ -405,9 +415,10 @@ Step choose_step(const std::string& path, const FileEvents& f, int step, const s
     if (step >= 0)
       throw UserError(path, 0, "the trace has no " + asked, "pick one of the steps it has (the first is " + f.steps.front().name + ")");
   }
+  const std::vector<std::int64_t> launches = launch_times(f);
   std::vector<const Step*> candidates;
   for (const Step& s : f.steps)
-    if (launches_inside(f, s.start_ns, s.end_ns))
+    if (launches_inside(launches, s.start_ns, s.end_ns))
       candidates.push_back(&s);
   // What the GPU still ran from the step before the first profiled one is not in the trace, so
   // the first step cannot start in its real state: another is taken where there is one.
