@@ -19,7 +19,7 @@ struct RankBreakdown {
   double compute_s = 0.0;
   double exposed_comm_s = 0.0;
   double idle_s = 0.0;
-  double end_s = 0.0;  // when the rank's last task ended
+  double end_s = 0.0;  // the rank's iteration: its host thread's end, or its GPU's end less the work carried in
   std::vector<double> exposed_by_slot_s;  // exposed_comm_s split by communicator slot (SimulationResult::slots)
   double slowdown_s = 0.0;  // compute time added by overlap with communication (within compute_s)
   double host_bound_s = 0.0;  // idle GPU while the host thread worked: waiting for launches (within idle_s)
