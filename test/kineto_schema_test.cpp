@@ -308,3 +308,35 @@ TEST_CASE("Kineto files that disagree on their world, or are the same rank twice
   CHECK(error_of({dir.file("e.json", ddp_rank(5, 2))}).find("rank 5 of a 2-rank world") != std::string::npos);
 }
 
+
+TEST_CASE("an Execution Trace's data dependencies order the host threads: backward launches wait for the forward ones they read") {
+  // The main thread (1) runs aten::add (rf_id 12), launching fwd2; the autograd thread (2) runs
+  // MulBackward0 (rf_id 11), which reads aten::add's output tensor 100, launching bwd.
+  TempDir dir;
+  const std::string kineto = k::trace(
+      {k::step(1, 0, 1000), k::x("cpu_op", "aten::add", 120, 20, "1", R"("Record function id": 12)"),
+       k::call("cudaLaunchKernel", 125, 5, 3), k::gpu("fwd2", 130, 10, 3, 7),
+       k::x("cpu_op", "MulBackward0", 150, 20, "2", R"("Record function id": 11)"),
+       k::call("cudaLaunchKernel", 150, 5, 4, "cuda_runtime", "2"), k::gpu("bwd", 152, 100, 4, 7)},
+      R"({"rank": 0, "world_size": 1})");
+  const std::string et = R"JSON({"schema": "1.0.1", "nodes": [
+    {"name": "aten::add", "id": 5, "rf_id": 12, "tid": 1, "inputs": [], "input_types": [],
+     "outputs": [[100, 1, 0, 4, 4, "cuda:0"]], "output_types": ["Tensor(float)"]},
+    {"name": "MulBackward0", "id": 6, "rf_id": 11, "tid": 2, "inputs": [[100, 1, 0, 4, 4, "cuda:0"]],
+     "input_types": ["Tensor(float)"], "outputs": [], "output_types": []}]})JSON";
+  const auto r = run_cli("import kineto " + dir.file("r0.json", kineto) + " --pytorch_et " + dir.file("et.json", et) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1 launches wait for another host thread's launches") != std::string::npos);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  const trace::Task* join = find_task(t.templates(0), "host waits for another thread");
+  const trace::Task* forward_launch = find_task(t.templates(0), "host until launch of fwd2");
+  REQUIRE(join != nullptr);
+  REQUIRE(forward_launch != nullptr);
+  CHECK(waits_on(*join, *forward_launch));
+  CHECK(waits_on(*find_task(t.templates(0), "bwd"), *join));
+  // Without the Execution Trace, the threads are not ordered.
+  const auto plain = run_cli("import kineto " + (dir / "r0.json") + " -o " + (dir / "p.pbtxt"));
+  REQUIRE(plain.code == 0);
+  CHECK(find_task(workloads::read_trace_message(dir / "p.pbtxt").templates(0), "host waits for another thread") == nullptr);
+}

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 namespace echo::workloads::kineto {
 
@@ -102,6 +103,55 @@ EtCollective describe(const json& node) {
   return c;
 }
 
+// The tensor ids among an op's inputs or outputs: a tensor is [id, storage, offset, numel,
+// itemsize, device] where its type says Tensor(...), a list of those where it says a list.
+void tensor_ids(const json* values, const json* types, std::vector<std::int64_t>& out) {
+  if (values == nullptr || types == nullptr || !values->is_array() || !types->is_array())
+    return;
+  auto one = [&](const json& t) {
+    if (t.is_array() && t.size() >= 6 && t[0].is_number_integer())
+      out.push_back(t[0].get<std::int64_t>());
+  };
+  for (std::size_t i = 0; i < values->size() && i < types->size(); ++i) {
+    const std::string type = (*types)[i].is_string() ? (*types)[i].get<std::string>() : std::string();
+    if (type.rfind("Tensor(", 0) == 0)
+      one((*values)[i]);
+    else if (type.find("Tensor") != std::string::npos && (*values)[i].is_array())
+      for (const json& t : (*values)[i])
+        one(t);
+  }
+}
+
+// Which ops read a tensor that an op of another thread wrote, in the trace's execution order.
+std::vector<EtThreadDependency> thread_dependencies(const json& nodes) {
+  struct Op {
+    std::int64_t id, rf_id, tid;
+    const json* node;
+  };
+  std::vector<Op> ops;
+  for (const json& node : nodes) {
+    const json* rf = field(node, "rf_id");
+    const json* tid = field(node, "tid");
+    if (rf != nullptr && rf->is_number_integer() && tid != nullptr && tid->is_number_integer() && node.contains("id"))
+      ops.push_back({node["id"].get<std::int64_t>(), rf->get<std::int64_t>(), tid->get<std::int64_t>(), &node});
+  }
+  std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.id < b.id; });
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> writer;  // tensor -> (rf_id, tid)
+  std::vector<EtThreadDependency> out;
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (const Op& op : ops) {
+    std::vector<std::int64_t> in, produced;
+    tensor_ids(field(*op.node, "inputs"), field(*op.node, "input_types"), in);
+    for (std::int64_t t : in)
+      if (const auto w = writer.find(t); w != writer.end() && w->second.second != op.tid && seen.emplace(w->second.first, op.rf_id).second)
+        out.push_back({w->second.first, op.rf_id});
+    tensor_ids(field(*op.node, "outputs"), field(*op.node, "output_types"), produced);
+    for (std::int64_t t : produced)
+      writer[t] = {op.rf_id, op.tid};
+  }
+  return out;
+}
+
 } // namespace
 
 ExecutionTrace read_execution_trace(const std::string& path) {
@@ -134,6 +184,7 @@ ExecutionTrace read_execution_trace(const std::string& path) {
       c.collective = name.substr(6);
     out.by_record[rf->get<std::int64_t>()] = std::move(c);
   }
+  out.across_threads = thread_dependencies(et["nodes"]);
   return out;
 }
 

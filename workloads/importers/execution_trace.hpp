@@ -24,9 +24,16 @@ struct EtCollective {
   std::string element_type;            // its type as the ET spells it ("float", "c10::BFloat16")
 };
 
+// An op that reads a tensor another host thread's op wrote (the autograd thread's backward ops
+// reading what the forward ops on the main thread produced): by their rf_ids.
+struct EtThreadDependency {
+  std::int64_t producer = 0, consumer = 0;
+};
+
 struct ExecutionTrace {
   std::string schema;
   std::map<std::int64_t, EtCollective> by_record;  // rf_id -> what the op says
+  std::vector<EtThreadDependency> across_threads;
   std::size_t nodes = 0;
 };
 

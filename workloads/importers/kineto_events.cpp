@@ -199,7 +199,7 @@ void widen_span(FileEvents& out, std::int64_t start, std::int64_t end) {
 }
 
 // The events of one batch (a JSON array of trace events), into `out`.
-void read_events(sj::ondemand::array events, FileEvents& out) {
+void read_events(sj::ondemand::array events, FileEvents& out, bool keep_ops) {
   for (auto e : events) {
     std::string_view ph, raw_cat, name;
     double ts = 0, dur = 0;
@@ -242,6 +242,8 @@ void read_events(sj::ondemand::array events, FileEvents& out) {
     } else if ((cat == "cuda_runtime" || cat == "cuda_driver") && g.correlation >= 0) {
       out.calls.push_back({g.correlation, tid, ns(ts), ns(ts + dur), call_kind(name)});
     } else if (cat == "user_annotation" || cat == "cpu_op") {
+      if (keep_ops && (args.record_function >= 0 || args.external >= 0))
+        out.ops_by_record[args.record_function >= 0 ? args.record_function : args.external] = {tid, ns(ts), ns(ts + dur)};
       if (name.rfind("ProfilerStep#", 0) == 0)
         out.steps.push_back({std::string(name), ns(ts), ns(ts + dur), tid});
       else if (describes_communication(name))
@@ -291,7 +293,7 @@ void read_distributed_info(sj::ondemand::value info, FileEvents& out) {
 
 } // namespace
 
-FileEvents read_file(const std::string& path, double& bytes_parsed) {
+FileEvents read_file(const std::string& path, double& bytes_parsed, bool keep_ops) {
   TraceFile file(path);
   FileEvents out;
   sj::ondemand::parser parser;
@@ -300,7 +302,7 @@ FileEvents read_file(const std::string& path, double& bytes_parsed) {
         [&](char* buf, std::size_t n) { return file.read(buf, n); }, "traceEvents", 4u << 20,
         [&](const sj::padded_string& batch) {
           sj::ondemand::document doc = parser.iterate(batch);
-          read_events(doc.get_array(), out);
+          read_events(doc.get_array(), out, keep_ops);
         });
     bytes_parsed += static_cast<double>(r.bytes);
     if (!r.found)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace echo::workloads::kineto {
@@ -47,12 +48,18 @@ struct Step {
   std::int64_t start_ns = 0, end_ns = 0, thread = 0;
 };
 
+// A CPU op's span on its thread.
+struct OpSpan {
+  std::int64_t thread = 0, start_ns = 0, end_ns = 0;
+};
+
 struct FileEvents {
   std::vector<GpuEvent> gpu;
   std::vector<GpuEvent> syncs;  // cuda_sync events
   std::vector<RuntimeCall> calls;
   std::vector<CommRange> comm_ranges;
   std::vector<Step> steps;
+  std::unordered_map<std::int64_t, OpSpan> ops_by_record;  // record function id -> its op (kept on request)
   std::int64_t first_ns = -1, last_ns = -1;  // the span of every timed event
   // distributedInfo
   int rank = -1, world_size = -1;
@@ -60,6 +67,7 @@ struct FileEvents {
   std::map<std::string, std::vector<std::uint32_t>> group_ranks;  // pg_config: process group name -> ranks
 };
 
-FileEvents read_file(const std::string& path, double& bytes_parsed);
+// `keep_ops`: also keep every CPU op's span by record function id (to link an Execution Trace).
+FileEvents read_file(const std::string& path, double& bytes_parsed, bool keep_ops = false);
 
 } // namespace echo::workloads::kineto

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -97,11 +98,16 @@ public:
     if (!exact)
       infer_process_group_waits();
     infer_host_waits();
+    if (et != nullptr)
+      order_threads(*et);
   }
 
   tracer::ActivityLog& log() { return log_; }
   std::vector<std::string> notes() const {
     std::vector<std::string> out = resolver_.notes();
+    if (thread_orders_ > 0)
+      out.push_back(path_.substr(path_.find_last_of('/') + 1) + ": " + std::to_string(thread_orders_) +
+                    " launches wait for another host thread's launches (the Execution Trace's data dependencies)");
     if (inferred_host_waits_ > 0)
       out.push_back(path_.substr(path_.find_last_of('/') + 1) + ": " + std::to_string(inferred_host_waits_) +
                     " blocking CUDA calls (synchronize, synchronous copies) without cuda_sync events: the GPU work each "
@@ -348,6 +354,42 @@ private:
     }
   }
 
+  // The Execution Trace's data dependencies between host threads, as launch orders: the first
+  // launch of the reading op waits for the last launch of the writing op.
+  void order_threads(const kineto::ExecutionTrace& et) {
+    std::unordered_set<std::int64_t> gpu;
+    for (const GpuEvent& g : f_.gpu)
+      gpu.insert(g.correlation);
+    std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> launches;  // thread -> (time, correlation)
+    for (const RuntimeCall& c : f_.calls)
+      if (gpu.count(c.correlation))
+        launches[c.thread].emplace_back(c.start_ns, c.correlation);
+    for (auto& [thread, list] : launches)
+      std::sort(list.begin(), list.end());
+    auto inside = [&](const kineto::OpSpan& op, bool last) -> const std::pair<std::int64_t, std::int64_t>* {
+      const auto it = launches.find(op.thread);
+      if (it == launches.end())
+        return nullptr;
+      const auto& list = it->second;
+      const auto from = std::lower_bound(list.begin(), list.end(), std::make_pair(op.start_ns, std::int64_t{-1}));
+      const auto to = std::upper_bound(list.begin(), list.end(), std::make_pair(op.end_ns, std::numeric_limits<std::int64_t>::max()));
+      if (from == to)
+        return nullptr;
+      return last ? &*(to - 1) : &*from;
+    };
+    for (const kineto::EtThreadDependency& d : et.across_threads) {
+      const auto producer = f_.ops_by_record.find(d.producer), consumer = f_.ops_by_record.find(d.consumer);
+      if (producer == f_.ops_by_record.end() || consumer == f_.ops_by_record.end() || producer->second.thread == consumer->second.thread)
+        continue;
+      const auto* before = inside(producer->second, true);
+      const auto* after = inside(consumer->second, false);
+      if (before != nullptr && after != nullptr && before->first < after->first) {
+        log_.launch_orders.push_back({corr(before->second), corr(after->second)});
+        ++thread_orders_;
+      }
+    }
+  }
+
   const std::string& path_;
   const FileEvents& f_;
   const Step step_;
@@ -357,7 +399,7 @@ private:
   std::map<std::string, std::uint64_t> comm_of_slot_;
   std::unordered_map<std::int64_t, std::uint32_t> dense_;
   std::set<std::int64_t> traced_sync_calls_;
-  std::uint64_t inferred_host_waits_ = 0;
+  std::uint64_t inferred_host_waits_ = 0, thread_orders_ = 0;
   tracer::ActivityLog log_;
 };
 
@@ -543,7 +585,7 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step, const 
   std::vector<FileEvents> parsed;
   parsed.reserve(files.size());
   for (const std::string& path : files)
-    parsed.push_back(kineto::read_file(path, result.bytes_parsed));
+    parsed.push_back(kineto::read_file(path, result.bytes_parsed, !execution_traces.empty()));
   for (std::size_t fi = 0; fi < files.size(); ++fi) {
     const FileEvents& f = parsed[fi];
     if (f.world_size > 0 && f.rank >= f.world_size)

@@ -95,6 +95,14 @@ struct CaptureRange {
   std::int64_t thread = -1;
 };
 
+// The launch with correlation `after` was made only once the launch `before`, on another host
+// thread, had been: an order between host threads the records alone do not show (a PyTorch
+// Execution Trace's data dependencies give it, e.g. the autograd thread's backward ops waiting for
+// the forward ops whose tensors they read).
+struct LaunchOrder {
+  std::uint32_t before = 0, after = 0;
+};
+
 struct ActivityLog {
   std::vector<std::string> names;  // kernel names, interned
   std::unordered_map<std::string, std::uint32_t> name_index;
@@ -106,6 +114,7 @@ struct ActivityLog {
   std::vector<NcclCall> nccl;
   std::vector<CommInit> comms;
   std::vector<CaptureRange> captures;
+  std::vector<LaunchOrder> launch_orders;
   std::uint64_t dropped_records = 0;  // CUPTI's count plus the tracer's own
   std::uint32_t pid = 0;
   std::int32_t launcher_rank = -1;

@@ -379,6 +379,19 @@ private:
       if (call != api_.end())
         steps[call->second->thread].push_back({s.start_ns, s.end_ns, nullptr, &s});
     }
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> waits_for;  // launch -> launches it follows
+    for (const LaunchOrder& o : log_.launch_orders)
+      waits_for[o.after].push_back(o.before);
+    struct Launched {
+      std::uint64_t task;
+      std::uint32_t thread;
+    };
+    std::unordered_map<std::uint32_t, Launched> launched_by;  // launch correlation -> the host task ending at it
+    struct Join {
+      std::uint64_t task;
+      std::uint32_t thread, before;
+    };
+    std::vector<Join> joins;  // a join task, its thread, the launch it waits for
     for (auto& [thread, list] : steps) {
       std::stable_sort(list.begin(), list.end(), [](const HostStep& a, const HostStep& b) { return a.start_ns < b.start_ns; });
       const std::uint32_t stream = stream_index("host thread " + std::to_string(thread));
@@ -389,7 +402,18 @@ private:
           const std::string& name = log_.names[step.launch->activity->name];
           trace::Task& h = add_task(stream, "host until launch of " + name.substr(0, 60), trace::HOST);
           h.mutable_compute()->set_duration_ns(gap);
-          gate(*step.launch, h.id());
+          const std::uint32_t correlation = step.launch->activity->correlation;
+          launched_by[correlation] = {h.id(), thread};
+          std::uint64_t gate_task = h.id();
+          if (const auto w = waits_for.find(correlation); w != waits_for.end()) {
+            // The launch also waits until another thread has made the launches it follows.
+            trace::Task& join = add_task(stream, "host waits for another thread", trace::HOST);
+            join.mutable_compute()->set_duration_ns(0);
+            for (std::uint32_t before : w->second)
+              joins.push_back({join.id(), thread, before});
+            gate_task = join.id();
+          }
+          gate(*step.launch, gate_task);
           previous = std::max(previous, step.start_ns);
         } else {
           add_task(stream, "host until synchronize", trace::HOST).mutable_compute()->set_duration_ns(gap);
@@ -409,6 +433,10 @@ private:
       if (window && window->closed() && static_cast<std::int64_t>(thread) == window->thread && window->end_ns > previous)
         add_task(stream, "host until the window's end", trace::HOST).mutable_compute()->set_duration_ns(window->end_ns - previous);
     }
+    // Only across threads: a thread's own launches are in order already.
+    for (const Join& j : joins)
+      if (const auto b = launched_by.find(j.before); b != launched_by.end() && b->second.thread != j.thread)
+        add_dep(j.task, b->second.task);
   }
 
   std::uint64_t measured_span() const {
