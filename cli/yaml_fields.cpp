@@ -3,6 +3,7 @@
 #include "base/user_error.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -70,7 +71,7 @@ double number(const YAML::Node& node, const std::string& key, const std::string&
   const std::string text = scalar(node, key, file);
   double v = 0.0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size())
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     throw UserError(file, line_of(node), "`" + key + "` must be a number, got '" + text + "'", "write e.g. " + key + ": 0.2");
   if (v < 0.0)
     throw UserError(file, line_of(node), "`" + key + "` must not be negative, got " + text,

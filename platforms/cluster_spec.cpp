@@ -5,7 +5,9 @@
 #include <xbt/parse_units.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <map>
 
 namespace echo::platforms {
@@ -77,10 +79,14 @@ std::uint32_t parse_count(const std::string& key, const std::string& value, cons
 }
 
 void check_unit(const std::string& key, const std::string& value, const std::string& origin, bool bandwidth) {
+  // A figure without its unit would be read as bytes / s or seconds: 200 for 200Gbps is 200 B/s.
+  if (value.empty() || std::isalpha(static_cast<unsigned char>(value.back())) == 0)
+    throw UserError(origin, 0, "`" + key + "` = '" + value + "' has no unit",
+                    bandwidth ? "write the unit, e.g. 200Gbps (bits) or 25GBps (bytes)" : "write the unit, e.g. 2us or 500ns");
   try {
     const double v = bandwidth ? xbt_parse_get_bandwidth(origin, 0, value, key)
                                : xbt_parse_get_time(origin, 0, value, key);
-    if (bandwidth ? v <= 0 : v < 0)
+    if (!std::isfinite(v) || (bandwidth ? v <= 0 : v < 0))
       throw std::invalid_argument("out of range");
   } catch (const std::exception&) {
     throw UserError(origin, 0, "`" + key + "` = '" + value + "' is not a valid " +
@@ -170,7 +176,7 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
   } else if (key == "oversubscription") {
     double v = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || v < 1.0)
+    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < 1.0)
       throw UserError(origin, 0, "`oversubscription` must be a number >= 1, got '" + value + "'",
                       "write e.g. oversubscription=2 for a 2:1 fat-tree");
     spec.oversubscription = v;
@@ -179,7 +185,7 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
     double v = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     const bool efficiency = key.rfind("nccl.efficiency.", 0) == 0;
-    if (ec != std::errc() || end != value.data() + value.size() || (efficiency && (v <= 0 || v > 1)))
+    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || (efficiency && (v <= 0 || v > 1)))
       throw UserError(origin, 0, "`" + key + "` must be " + (efficiency ? "a fraction in (0, 1]" : "a latency in us") +
                                      ", got '" + value + "'",
                       efficiency ? "write e.g. " + key + "=0.9" : "write e.g. " + key + "=1.5");

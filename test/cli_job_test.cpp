@@ -78,6 +78,16 @@ TEST_CASE("platform mistakes") {
         std::string::npos);
   CHECK(error_of("platform: {preset: dgx-a100, nic_bw: fast}\nworkload: {trace: t.pb}\n")
             .find("job.yaml:1: `nic_bw` = 'fast' is not a valid bandwidth") == 0);
+  // Not a number, or a figure without its unit (200 would be 200 bytes / s): named, never taken.
+  for (const char* figure : {"nic_bw: nanGbps", "nic_bw: infGbps", "nvlink_latency: nanus", "oversubscription: nan", "oversubscription: inf",
+                             "nccl.efficiency.net: nan", "nccl.extra_base_us.ll: nan", "nccl.extra_hop_us.net: inf"})
+    CHECK_MESSAGE(error_of(std::string("platform: {preset: dgx-a100, ") + figure + "}\nworkload: {trace: t.pb}\n") != "no error", figure);
+  CHECK(error_of("platform: {preset: dgx-a100, nic_bw: 200}\nworkload: {trace: t.pb}\n").find("`nic_bw` = '200' has no unit") !=
+        std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100, nic_latency: 2}\nworkload: {trace: t.pb}\n").find("`nic_latency` = '2' has no unit") !=
+        std::string::npos);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nslowdown: {model: constant, factor: nan}\n")
+            .find("`factor` must be a number, got 'nan'") != std::string::npos);
   CHECK(error_of("platform: {preset: dgx-a100, nics_per_node: 3}\nworkload: {trace: t.pb}\n").find("must divide gpus_per_node") !=
         std::string::npos);
   CHECK(error_of("platform: {file: a.xml, preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("exactly one of `file` and `preset`") !=
