@@ -49,6 +49,9 @@ std::uint64_t parse_size(const std::string& text, const std::string& flag) {
   }
   if (used == 0 || text.empty())
     throw UserError(flag + " " + text, 0, "not a size", "write bytes with an optional K, M or G suffix, e.g. 8, 128K, 8G");
+  // Beyond 2^62 bytes the doubling sizes would overflow (and no GPU holds them).
+  if (value > (std::uint64_t{1} << 62) / scale)
+    throw UserError(flag + " " + text, 0, "the size is beyond 4 EiB", "give a size a GPU can hold, e.g. 8G");
   return value * scale;
 }
 
@@ -125,8 +128,11 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
     if (lo == 0 || lo > hi)
       throw UserError("-b " + opts->min_bytes + " -e " + opts->max_bytes, 0, "the sizes must satisfy 0 < minbytes <= maxbytes",
                       "e.g. -b 8 -e 8G");
-    for (std::uint64_t s = lo; s <= hi; s *= opts->factor)
+    for (std::uint64_t s = lo; s <= hi; s *= opts->factor) {
       spec.sizes.push_back(s);
+      if (s > hi / opts->factor)
+        break;  // the next size would pass the largest (or overflow)
+    }
     spec.platform = parse_platform(opts->platform, opts->figures);
     spec.communication.fidelity = parse_fidelity(opts->fidelity, "--fidelity");
     if (!opts->algo.empty()) {

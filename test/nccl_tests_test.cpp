@@ -81,6 +81,8 @@ TEST_CASE("bad input: unknown op or type, too many GPUs, sizes, platform") {
   fails(kUniform + " --gpus 8 -b 6 -e 6", "size 6 is not a multiple of the float element size");
   fails(kUniform + " --gpus 8 -b 8X", "not a size");
   fails(kUniform + " --gpus 8 -b 1G -e 1M", "minbytes <= maxbytes");
+  fails(kUniform + " --gpus 8 -e 9223372036854775808", "beyond 4 EiB");  // 2^63: the doubling would overflow
+  fails(kUniform + " --gpus 8 -e 99999999999999999999", "not a size");
   fails("--platform preset:dgx-a100 --gpus 8", "preset:NAME:NODES");
   fails("--platform preset:dgx-z:2 --gpus 8", "unknown platform preset 'dgx-z'");
   fails(kUniform + " --op broadcast --gpus 8 --root 9", "the root must be one of the 8 ranks");
@@ -115,4 +117,12 @@ TEST_CASE("the header names the algorithm, protocol and channels of each size - 
   CHECK(data_rows(steps.out) == data_rows(analytic.out));
   CHECK(steps.out.find("#   Tree/LL/1:") != std::string::npos);        // small: latency-bound tree
   CHECK(steps.out.find("#   Ring/Simple/8:") != std::string::npos);    // large: the rings, one per NIC
+}
+
+TEST_CASE("the largest size ends the sweep even where the next size would overflow") {
+  // 2^62 is allowed; doubling past it would wrap to 0 and never end. One row, at once.
+  const auto r = run_cli("nccl-tests " + kUniform + " --gpus 8 --fidelity analytic -b 4611686018427387904 -e 4611686018427387904");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("4611686018427387904") != std::string::npos);
 }
