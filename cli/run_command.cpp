@@ -53,7 +53,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
       result = core::run_job(job, setup, progress.callback());
     }
     if (opts->json)
-      std::cout << core::summary_json(result, true).dump(2) << "\n";
+      std::cout << core::summary_json(result, true).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else
       std::cout << core::text_summary(result);
     if (!opts->quiet) {

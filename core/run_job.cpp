@@ -18,13 +18,17 @@ namespace fs = std::filesystem;
 
 void write_atomically(const fs::path& path, const std::function<void(std::ostream&)>& write) {
   const fs::path tmp = path.string() + ".tmp";
-  {
+  try {
     std::ofstream out(tmp, std::ios::binary);
     if (!out)
       throw UserError(path.string(), 0, "cannot write the output file", "check that the --out folder is writable");
     write(out);
     if (!out.flush())
       throw UserError(path.string(), 0, "writing the output file failed", "check the free disk space");
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);  // no half-written file is left behind
+    throw;
   }
   fs::rename(tmp, path);
 }
@@ -60,7 +64,7 @@ SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& 
   fs::create_directories(dir, ec);
   if (ec)
     throw UserError(job.out_dir, 0, "cannot create the output folder: " + ec.message(), "pick a writable --out folder");
-  write_atomically(dir / "summary.json", [&](std::ostream& out) { out << summary_json(result, false).dump(2) << "\n"; });
+  write_atomically(dir / "summary.json", [&](std::ostream& out) { out << summary_json(result, false).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; });
   if (job.timeline)
     write_atomically(dir / "timeline.json", [&](std::ostream& out) { write_timeline(out, result, simulation.workload()); });
   write_atomically(dir / "report.html", [&](std::ostream& out) { write_html_report(out, result, simulation.workload()); });

@@ -92,7 +92,7 @@ Running start_child(const SweepJob& job) {
     throw std::runtime_error("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    const std::string text = simulate(job).dump();
+    const std::string text = simulate(job).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     for (std::size_t written = 0; written < text.size();) {
       const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
       if (n <= 0)

@@ -23,7 +23,7 @@ std::string micros(long long ns) {
   return buf;
 }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 } // namespace
 

@@ -747,3 +747,18 @@ ranks { first: )" + std::to_string(r) + " template_name: \"r" + std::to_string(r
   CHECK(err.find("deadlock") != std::string::npos);
   CHECK(err.find("mark the sends `eager`") != std::string::npos);
 }
+
+TEST_CASE("a task name that is not UTF-8 is written replaced, and no half-written file is left") {
+  TempDir dir;
+  dir.file("t.pbtxt", "templates { name: \"t\" streams: \"s\" tasks { id: 1 stream: 0 name: \"bad\\377name\" compute { duration_ns: 1000 } } }\n"
+                      "ranks { first: 0 count: 1 template_name: \"t\" }\n");
+  const std::string job = dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: t.pbtxt}\n");
+  const auto r = run_cli("run '" + job + "' -q --json --out '" + (dir / "o") + "'");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(json::parse(r.out)["iteration_time_ns"] == 1000);
+  CHECK(std::filesystem::exists(dir / "o/summary.json"));
+  CHECK(slurp(dir / "o/timeline.json").find("bad\xEF\xBF\xBDname") != std::string::npos);  // U+FFFD for the byte
+  for (const auto& e : std::filesystem::directory_iterator(dir / "o"))
+    CHECK(e.path().extension() != ".tmp");
+}
