@@ -8,23 +8,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <unistd.h>
 
 namespace echo::platforms {
 
 namespace {
 
-// SimGrid reports "Parse error at FILE:LINE: what"; keep its words, lift the line out.
+// SimGrid reports "Parse error at FILE:LINE: what"; keep its words, lift the line out. Read by
+// hand: std::regex recurses per character and overflowed the stack on a long attribute value.
 [[noreturn]] void rethrow_as_user_error(const std::string& file, const std::string& simgrid_message) {
-  static const std::regex parse_error(R"(Parse error at [^:]*:(\d+): (.*))");
-  std::smatch m;
   int line = 0;
   std::string what = simgrid_message;
-  if (std::regex_search(simgrid_message, m, parse_error)) {
-    line = std::stoi(m[1]);
-    what = m[2];
+  const std::string marker = "Parse error at ";
+  if (const auto at = simgrid_message.find(marker); at != std::string::npos) {
+    // FILE:LINE: what — the line is the digits after the last ':' that is followed by digits and ": ".
+    for (auto colon = simgrid_message.find(':', at + marker.size()); colon != std::string::npos;
+         colon = simgrid_message.find(':', colon + 1)) {
+      std::size_t end = colon + 1;
+      while (end < simgrid_message.size() && std::isdigit(static_cast<unsigned char>(simgrid_message[end])) != 0)
+        ++end;
+      if (end > colon + 1 && simgrid_message.compare(end, 2, ": ") == 0) {
+        line = std::stoi(simgrid_message.substr(colon + 1, std::min<std::size_t>(end - colon - 1, 9)));
+        what = simgrid_message.substr(end + 2);
+        break;
+      }
+    }
   }
+  if (what.size() > 300)
+    what = what.substr(0, 300) + "... (" + std::to_string(what.size()) + " characters)";
   const std::string fix =
       what.find("in prolog") != std::string::npos
           ? "SimGrid needs the DOCTYPE: start the file with <?xml version='1.0'?> and "

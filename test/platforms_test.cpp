@@ -196,4 +196,10 @@ TEST_CASE("platform files that are wrong") {
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("the platform has no GPU"));
   source.file = dir.file("nodoctype.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\"></platform>\n");
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("<!DOCTYPE platform SYSTEM"));
+  // A very long attribute value in the parse error: read without recursion (std::regex overflowed the stack).
+  source.file = dir.file("long.xml", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+                                     "<zone id=\"z\" routing=\"Full\">\n<host id=\"gpu0\" speed=\"" + std::string(300000, 'x') +
+                                     "\"/>\n</zone></platform>\n");
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("long.xml:5: not a valid SimGrid platform: cannot parse number"));
+  CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains(" characters)"));  // cut short, not 300,000 x
 }
