@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 
 namespace echo::slowdown {
@@ -65,6 +66,9 @@ double number(const std::string& text, const std::string& path, int line, const 
   auto [end, ec] = std::from_chars(first, text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size())
     throw UserError(path, line, "column '" + column + "' holds '" + text + "', not a number", "fix or remove the row");
+  // nan is a missing value (a column a profile could not fill); infinity is no measurement.
+  if (std::isinf(v))
+    throw UserError(path, line, "column '" + column + "' holds '" + text + "', an infinite value", "fix or remove the row");
   return v;
 }
 

@@ -60,6 +60,10 @@ TEST_CASE("kernel tables: quoted fields, and what is wrong with a bad one") {
             .find("z.csv:2: a kernel duration must be positive") != std::string::npos);
   CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("n.csv", kHeader + "a,1000,12x0,0.5,1,2,3,4,5,6,7,8\n")); })
             .find("'12x0', not a number") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("i.csv", kHeader + "a,1000,1200,0.5,inf,2,3,4,5,6,7,8\n")); })
+            .find("i.csv:2: column 'Compute throughput' holds 'inf', an infinite value") != std::string::npos);
+  CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("j.csv", kHeader + "a,-inf,1200,0.5,1,2,3,4,5,6,7,8\n")); })
+            .find("an infinite value") != std::string::npos);
 }
 
 TEST_CASE("scores: shares within 5/10/15% and the summed error, over overlapped kernels only") {
