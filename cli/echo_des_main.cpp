@@ -1,11 +1,18 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
+#include "slowdown/xgboost_model.hpp"
+
+#include <google/protobuf/stubs/logging.h>
 
 #include <iostream>
 
 namespace echo::cli {
 
 int echo_des_main(int argc, char** argv, const collectives::AlgorithmSetup& setup) {
+  // Libraries keep quiet: a bad input is said once, in our words (protobuf's parse warnings and
+  // XGBoost's own log lines would precede it).
+  google::protobuf::SetLogHandler(nullptr);
+  slowdown::silence_xgboost_logging();
   CLI::App app{"echo-des: predict the time of one training iteration of a distributed deep-learning job on a GPU "
                "cluster you do not have, and show why."};
   app.footer("Example:\n  echo-des run examples/default/job.yaml\n\nRun `echo-des COMMAND --help` for a command's options.");

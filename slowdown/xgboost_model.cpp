@@ -16,9 +16,25 @@ namespace echo::slowdown {
 
 namespace {
 
+// XGBoost's last error in one line: its first line, without the "[time] file:line: " prefix and
+// without the stack trace that follows.
+std::string last_error() {
+  std::string e = XGBGetLastError();
+  e = e.substr(0, e.find('\n'));
+  if (e.rfind('[', 0) == 0) {
+    const auto close = e.find("] ");
+    if (close != std::string::npos)
+      e = e.substr(close + 2);
+    const auto source = e.find(": ");
+    if (source != std::string::npos && e.substr(0, source).find(".cc:") != std::string::npos)
+      e = e.substr(source + 2);
+  }
+  return e;
+}
+
 void check(int code, const char* what) {
   if (code != 0)
-    throw std::runtime_error(std::string("xgboost: ") + what + ": " + XGBGetLastError());
+    throw std::runtime_error(std::string("xgboost: ") + what + ": " + last_error());
 }
 
 const std::vector<std::string>& names_for(bool with_collective) {
@@ -49,6 +65,10 @@ struct Matrix {
 };
 
 } // namespace
+
+void silence_xgboost_logging() {
+  XGBRegisterLogCallback([](const char*) {});
+}
 
 XGBoostModel::XGBoostModel(XGBoostModel&& o) noexcept : booster_(std::exchange(o.booster_, nullptr)) {}
 XGBoostModel& XGBoostModel::operator=(XGBoostModel&& o) noexcept {
@@ -130,7 +150,7 @@ XGBoostModel XGBoostModel::load(const std::string& path) {
   XGBoostModel model;
   check(XGBoosterCreate(nullptr, 0, &model.booster_), "booster");
   if (XGBoosterLoadModel(model.booster_, path.c_str()) != 0)
-    throw UserError(path, 0, std::string("not an XGBoost model: ") + XGBGetLastError(),
+    throw UserError(path, 0, "not an XGBoost model: " + last_error(),
                     "give an XGBoost JSON model (`echo-des slowdown train -o model.json`)");
   bst_ulong n = 0;
   const char** names = nullptr;

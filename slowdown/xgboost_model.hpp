@@ -38,6 +38,10 @@ struct TrainParams {
   Objective objective = Objective::kernels;
 };
 
+// XGBoost writes its own warnings to stderr; a program that reports errors in its own words calls
+// this once at start (echo-des's main does).
+void silence_xgboost_logging();
+
 class XGBoostModel {
 public:
   // Trains on the rows that overlapped communication and whose measurement is possible (see

@@ -762,3 +762,20 @@ TEST_CASE("a task name that is not UTF-8 is written replaced, and no half-writte
   for (const auto& e : std::filesystem::directory_iterator(dir / "o"))
     CHECK(e.path().extension() != ".tmp");
 }
+
+TEST_CASE("library errors are said once, in our words: no XGBoost stack trace, no protobuf log line") {
+  TempDir dir;
+  dir.file("model.json", R"({"learner": {"gradient_booster": 5}})");
+  dir.file("garbage.pb", std::string("\x0a\x01\xff", 3));  // Trace.name holding a byte that is not UTF-8
+  for (const std::string& job : {dir.file("m.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " ECHO_SOURCE_DIR
+                                                     "/examples/two_ranks/trace.pbtxt}\nslowdown: {model: xgboost, file: model.json}\n"),
+                                 dir.file("g.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: garbage.pb}\n")}) {
+    const auto r = run_cli("run '" + job + "' -q");
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind("echo-des: error: ", 0) == 0);  // the first line is ours
+    CHECK(r.err.find("Stack trace") == std::string::npos);
+    CHECK(r.err.find("[libprotobuf") == std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // the message and how to fix it
+  }
+}
