@@ -1,4 +1,5 @@
 #include "platforms/platform_loader.hpp"
+#include "platforms/platform_precheck.hpp"
 
 #include "base/user_error.hpp"
 #include "platforms/platform_writer.hpp"
@@ -69,6 +70,8 @@ std::string PlatformSource::describe() const {
 
 void load_platform(simgrid::s4u::Engine& engine, const PlatformSource& source) {
   if (!source.spec) {
+    if (std::ifstream probe(source.file); probe)
+      precheck_platform_file(source.file);
     load_file(engine, source.file, source.file);
     return;
   }

@@ -203,3 +203,31 @@ TEST_CASE("platform files that are wrong") {
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("long.xml:5: not a valid SimGrid platform: cannot parse number"));
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains(" characters)"));  // cut short, not 300,000 x
 }
+
+TEST_CASE("platform files SimGrid would abort on are refused first, with the element named") {
+  test::TempDir dir;
+  const std::string head = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n";
+  const std::string gpus = "<host id=\"gpu0\" speed=\"1f\"><prop id=\"gpu\" value=\"a100\"/></host>\n"
+                           "<host id=\"gpu1\" speed=\"1f\"><prop id=\"gpu\" value=\"a100\"/></host>\n";
+  auto error_of = [&](const std::string& name, const std::string& body) {
+    platforms::PlatformSource source;
+    source.file = dir.file(name, head + body + "</platform>\n");
+    try {
+      inspect(source, {});
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("routing.xml", "<zone id=\"z\" routing=\"Bogus\">\n" + gpus + "</zone>\n").find("zone 'z' has routing=\"Bogus\"") !=
+        std::string::npos);
+  CHECK(error_of("include.xml", "<include file=\"other.xml\"/>\n").find("an <include> of 'other.xml'") != std::string::npos);
+  const std::string link = "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n";
+  CHECK(error_of("links.xml", "<zone id=\"z\" routing=\"Full\">\n" + gpus + link + link + "</zone>\n").find("two <link>s have id 'l'") !=
+        std::string::npos);
+  const std::string route = "<route src=\"gpu0\" dst=\"gpu1\"><link_ctn id=\"l\"/></route>\n";
+  CHECK(error_of("routes.xml", "<zone id=\"z\" routing=\"Full\">\n" + gpus + link + route + route + "</zone>\n")
+            .find("zone 'z' has two routes from 'gpu0' to 'gpu1'") != std::string::npos);
+  CHECK(error_of("hosts.xml", "<zone id=\"z\" routing=\"full\">\n" + gpus + gpus + "</zone>\n").find("two <host>s have id 'gpu0'") !=
+        std::string::npos);  // routing names are read without case, as SimGrid does
+}
