@@ -1,13 +1,36 @@
 #include "core/engine_setup.hpp"
 
+#include "base/user_error.hpp"
+
 #include <xbt/log.h>
+
+#include <cstdlib>
+#include <string>
 
 namespace echo::core {
 
 namespace sg4 = simgrid::s4u;
 
+namespace {
+
+// SimGrid's raw contexts are the fastest; sanitizers cannot follow their stack switches, so a run
+// under ASan picks another with ECHO_DES_CONTEXT_FACTORY=thread (or ucontext).
+std::string context_factory() {
+  const char* chosen = std::getenv("ECHO_DES_CONTEXT_FACTORY");
+  if (chosen == nullptr || *chosen == '\0')
+    return "raw";
+  const std::string factory = chosen;
+  if (factory != "raw" && factory != "thread" && factory != "ucontext" && factory != "boost")
+    throw UserError("ECHO_DES_CONTEXT_FACTORY=" + factory, 0, "unknown SimGrid context factory '" + factory + "'",
+                    "use raw (the default), thread (for sanitizers), ucontext or boost");
+  return factory;
+}
+
+} // namespace
+
 // SimGrid reads its settings from argv; give it ours, never the user's command line.
 std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
+  const std::string factory = context_factory();
   static int argc = 1;
   static char name[] = "echo-des";
   static char* argv[] = {name, nullptr};
@@ -16,7 +39,7 @@ std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
   // The engine's deadlock report goes nowhere: CallMatcher names the stuck calls instead.
   xbt_log_control_set("root.thres:critical");
   xbt_log_control_set("ker_engine.app:file:/dev/null");
-  sg4::Engine::set_config("contexts/factory:raw");
+  sg4::Engine::set_config("contexts/factory:" + factory);
   // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
   sg4::Engine::set_config(actors_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
   sg4::Engine::set_config("contexts/guard-size:0");

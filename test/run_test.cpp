@@ -779,3 +779,15 @@ TEST_CASE("library errors are said once, in our words: no XGBoost stack trace, n
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);  // the message and how to fix it
   }
 }
+
+TEST_CASE("ECHO_DES_CONTEXT_FACTORY picks SimGrid's contexts (thread for sanitizers): the same answer, or a named mistake") {
+  for (const char* factory : {"thread", "ucontext"}) {
+    const auto r = run_cli("run examples/two_ranks/job.yaml --json -q", std::string("ECHO_DES_CONTEXT_FACTORY=") + factory);
+    INFO(factory << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(json::parse(r.out)["iteration_time_ns"] == 513000);
+  }
+  const auto bad = run_cli("run examples/two_ranks/job.yaml -q", "ECHO_DES_CONTEXT_FACTORY=fibers");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown SimGrid context factory 'fibers'") != std::string::npos);
+}
