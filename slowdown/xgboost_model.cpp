@@ -7,6 +7,8 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
+#include "slowdown/model_check.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -147,6 +149,7 @@ XGBoostModel XGBoostModel::load(const std::string& path) {
   std::ifstream probe(path);
   if (!probe)
     throw UserError(path, 0, "cannot read the model", "give a model.json written by `echo-des slowdown train`");
+  check_model_structure(path);  // libxgboost trusts the file's indices and crashes on bad ones
   XGBoostModel model;
   check(XGBoosterCreate(nullptr, 0, &model.booster_), "booster");
   if (XGBoosterLoadModel(model.booster_, path.c_str()) != 0)

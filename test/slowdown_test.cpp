@@ -244,3 +244,27 @@ TEST_CASE("the overlap_slowdown example's model is what training on its table gi
   CHECK(shipped[10] == doctest::Approx(2.0).epsilon(0.05));
   CHECK(std::abs(shipped[20]) < 0.01);
 }
+
+TEST_CASE("an XGBoost model with an index out of range is refused before libxgboost reads it") {
+  const std::string shipped = ECHO_SOURCE_DIR "/examples/overlap_slowdown/model.json";
+  const nlohmann::json good = nlohmann::json::parse(echo::test::slurp(shipped));
+  TempDir dir;
+  int files = 0;
+  auto error_of = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json m = good;
+    edit(m);
+    const std::string path = dir.file("m" + std::to_string(++files) + ".json", m.dump());
+    return echo::test::user_error_of([&] { slowdown::XGBoostModel::load(path); });
+  };
+  auto tree = [](nlohmann::json& m) -> nlohmann::json& { return m["learner"]["gradient_booster"]["model"]["trees"][0]; };
+  CHECK(error_of([&](nlohmann::json& m) { tree(m)["left_children"][0] = 999; }).find("node 0: a child out of range") != std::string::npos);
+  CHECK(error_of([&](nlohmann::json& m) { tree(m)["parents"][1] = -7; }).find("node 1: its parent is out of range") != std::string::npos);
+  CHECK(error_of([&](nlohmann::json& m) { tree(m)["split_indices"][0] = 4000000; }).find("splits on a feature the model does not have") !=
+        std::string::npos);
+  CHECK(error_of([&](nlohmann::json& m) { m["learner"]["gradient_booster"]["model"]["tree_info"][0] = 7; })
+            .find("`tree_info` names a group the model does not have") != std::string::npos);
+  CHECK(error_of([&](nlohmann::json& m) { tree(m)["right_children"].erase(0); }).find("`right_children` must list") != std::string::npos);
+  CHECK(error_of([&](nlohmann::json& m) { m["learner"].erase("gradient_booster"); }).find("a part is missing") != std::string::npos);
+  // The shipped model itself passes.
+  CHECK_NOTHROW(slowdown::XGBoostModel::load(shipped));
+}
