@@ -148,6 +148,10 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   if (!root.IsMap())
     throw UserError(shown_name, line_of(root), "a job file must be a mapping with `platform`, `workload` and `output`",
                     "see examples/two_ranks/job.yaml");
+  // A --set that turns a traced workload into a generated one is the override's mistake, not the
+  // file's: remember which generated-workload keys the file itself has.
+  const YAML::Node file_workload = static_cast<const YAML::Node&>(root)["workload"];  // const: reading adds no key
+  const bool file_generates = file_workload && file_workload.IsMap() && has_training_section(file_workload);
   for (const std::string& o : overrides)
     apply_override(root, o);
   check_keys(root, "", allowed_keys(""), shown_name);
@@ -160,6 +164,15 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   const auto& importers = workloads::ImporterRegistry::builtin();
   if (has_training_section(workload)) {
+    for (const std::string& key : traced_workload_keys())
+      if (workload[key] && !file_generates)
+        for (const std::string& o : overrides)
+          if (o.rfind("workload.model", 0) == 0 || o.rfind("workload.training", 0) == 0 || o.rfind("workload.parallel", 0) == 0)
+            throw UserError("--set " + o, 0,
+                            "it changes a generated workload's model or layout, but this job's workload is a trace (`" + key +
+                                "` in " + shown_name + "): a trace's layout is the one it was traced with",
+                            "drop this --set; for another data-parallel width of a trace use --set workload.replicate.dp=N, "
+                            "for another layout run a generated job (workload: {model: ..., parallel: ...})");
     for (const std::string& key : traced_workload_keys())
       if (workload[key])
         throw UserError(shown_name, line_of(workload[key]),

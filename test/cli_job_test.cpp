@@ -141,3 +141,12 @@ TEST_CASE("the progress line: what it says, and silence when stderr is not a ter
   cli::ProgressLine quiet(true);
   CHECK_FALSE(static_cast<bool>(quiet.callback()));
 }
+
+TEST_CASE("a --set that would make a traced job generated is named as the mistake, not the job file") {
+  const std::string e = error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n", {"workload.parallel.tp=4"});
+  CHECK(e.rfind("--set workload.parallel.tp=4: it changes a generated workload's model or layout", 0) == 0);
+  CHECK(e.find("workload.replicate.dp=N") != std::string::npos);
+  // A file that mixes both itself is still the file's mistake, with its line.
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb, model: {name: gpt3-1.3b}}\n")
+            .find("`workload.trace` belongs to a traced workload") != std::string::npos);
+}
