@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_file.hpp"
 #include "cli/progress_line.hpp"
+#include "core/engine_setup.hpp"
 #include "core/run_job.hpp"
 #include "core/summary_report.hpp"
 
@@ -19,6 +20,7 @@ struct RunOptions {
   bool no_folding = false;
   std::string out;
   std::vector<std::string> overrides;
+  std::vector<std::string> simgrid_options;
 };
 
 } // namespace
@@ -37,11 +39,15 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
   run->add_flag("--no-folding", opts->no_folding,
                 "Simulate every rank, also interchangeable TP siblings that are otherwise simulated once per group "
                 "(same results, slower; for checking)");
+  run->add_option("--cfg", opts->simgrid_options,
+                  "A SimGrid setting, KEY:VALUE; only contexts/factory (raw, thread for sanitizer runs, ucontext, boost)");
   run->add_flag("-q,--quiet", opts->quiet,
                 "Print nothing on stderr: no progress line (shown on a terminal for runs over a second), no statistics");
   return [run, opts, setup]() -> int {
     if (!run->parsed())
       return -1;
+    for (const std::string& option : opts->simgrid_options)
+      core::apply_simgrid_option(option);
     core::JobSpec job = load_job(opts->job, opts->overrides);
     if (!opts->out.empty())
       job.out_dir = opts->out;

@@ -13,17 +13,27 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
+std::string& chosen_factory() {
+  static std::string factory;
+  return factory;
+}
+
+std::string checked_factory(const std::string& factory, const std::string& origin) {
+  if (factory != "raw" && factory != "thread" && factory != "ucontext" && factory != "boost")
+    throw UserError(origin, 0, "unknown SimGrid context factory '" + factory + "'",
+                    "use raw (the default), thread (for sanitizers), ucontext or boost");
+  return factory;
+}
+
 // SimGrid's raw contexts are the fastest; sanitizers cannot follow their stack switches, so a run
-// under ASan picks another with ECHO_DES_CONTEXT_FACTORY=thread (or ucontext).
+// under ASan picks another: --cfg=contexts/factory:thread, or ECHO_DES_CONTEXT_FACTORY=thread.
 std::string context_factory() {
+  if (!chosen_factory().empty())
+    return chosen_factory();
   const char* chosen = std::getenv("ECHO_DES_CONTEXT_FACTORY");
   if (chosen == nullptr || *chosen == '\0')
     return "raw";
-  const std::string factory = chosen;
-  if (factory != "raw" && factory != "thread" && factory != "ucontext" && factory != "boost")
-    throw UserError("ECHO_DES_CONTEXT_FACTORY=" + factory, 0, "unknown SimGrid context factory '" + factory + "'",
-                    "use raw (the default), thread (for sanitizers), ucontext or boost");
-  return factory;
+  return checked_factory(chosen, std::string("ECHO_DES_CONTEXT_FACTORY=") + chosen);
 }
 
 } // namespace
@@ -49,6 +59,14 @@ std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg4::Engine::set_config("network/crosstraffic:0");
   return engine;
+}
+
+void apply_simgrid_option(const std::string& key_value) {
+  const std::string prefix = "contexts/factory:";
+  if (key_value.rfind(prefix, 0) != 0)
+    throw UserError("--cfg=" + key_value, 0, "echo-des takes only SimGrid's context factory from the command line",
+                    "write --cfg=contexts/factory:thread (raw, thread, ucontext or boost); the other settings are echo-des's own");
+  chosen_factory() = checked_factory(key_value.substr(prefix.size()), "--cfg=" + key_value);
 }
 
 } // namespace echo::core

@@ -790,4 +790,14 @@ TEST_CASE("ECHO_DES_CONTEXT_FACTORY picks SimGrid's contexts (thread for sanitiz
   const auto bad = run_cli("run examples/two_ranks/job.yaml -q", "ECHO_DES_CONTEXT_FACTORY=fibers");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown SimGrid context factory 'fibers'") != std::string::npos);
+  // As SimGrid programs take it: --cfg=contexts/factory:thread; other settings are echo-des's own.
+  const auto cfg = run_cli("run examples/two_ranks/job.yaml --json -q --cfg=contexts/factory:thread");
+  INFO(cfg.err);
+  REQUIRE(cfg.code == 0);
+  CHECK(json::parse(cfg.out)["iteration_time_ns"] == 513000);
+  const auto other = run_cli("run examples/two_ranks/job.yaml -q --cfg=network/model:LV08");
+  CHECK(other.code == 2);
+  CHECK(other.err.find("takes only SimGrid's context factory") != std::string::npos);
+  CHECK(run_cli("run examples/two_ranks/job.yaml -q --cfg=contexts/factory:fibers").err.find("unknown SimGrid context factory") !=
+        std::string::npos);
 }
