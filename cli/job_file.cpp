@@ -12,6 +12,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -164,20 +165,23 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   check_keys(workload, "workload", allowed_keys("workload"), shown_name);
   const auto& importers = workloads::ImporterRegistry::builtin();
   if (has_training_section(workload)) {
-    for (const std::string& key : traced_workload_keys())
-      if (workload[key] && !file_generates)
-        for (const std::string& o : overrides)
-          if (o.rfind("workload.model", 0) == 0 || o.rfind("workload.training", 0) == 0 || o.rfind("workload.parallel", 0) == 0)
-            throw UserError("--set " + o, 0,
-                            "it changes a generated workload's model or layout, but this job's workload is a trace (`" + key +
-                                "` in " + shown_name + "): a trace's layout is the one it was traced with",
-                            "drop this --set; for another data-parallel width of a trace use --set workload.replicate.dp=N, "
-                            "for another layout run a generated job (workload: {model: ..., parallel: ...})");
-    for (const std::string& key : traced_workload_keys())
-      if (workload[key])
-        throw UserError(shown_name, line_of(workload[key]),
-                        "`workload." + key + "` belongs to a traced workload, but this one is generated from `model`",
-                        "keep either a trace (`trace`, `kineto`, `chakra`, ... with replicate / comm) or `model` / `training` / `parallel`");
+    // The file names a trace and a --set made the workload generated: the --set is the mistake.
+    const auto generating = std::find_if(overrides.begin(), overrides.end(), [](const std::string& o) {
+      return o.rfind("workload.model", 0) == 0 || o.rfind("workload.training", 0) == 0 || o.rfind("workload.parallel", 0) == 0;
+    });
+    for (const std::string& key : traced_workload_keys()) {
+      if (!workload[key])
+        continue;
+      if (!file_generates && generating != overrides.end())
+        throw UserError("--set " + *generating, 0,
+                        "it changes a generated workload's model or layout, but this job's workload is a trace (`" + key +
+                            "` in " + shown_name + "): a trace's layout is the one it was traced with",
+                        "drop this --set; for another data-parallel width of a trace use --set workload.replicate.dp=N, "
+                        "for another layout run a generated job (workload: {model: ..., parallel: ...})");
+      throw UserError(shown_name, line_of(workload[key]),
+                      "`workload." + key + "` belongs to a traced workload, but this one is generated from `model`",
+                      "keep either a trace (`trace`, `kineto`, `chakra`, ... with replicate / comm) or `model` / `training` / `parallel`");
+    }
     job.training = read_training_job(workload, shown_name, base_dir);
   } else {
   if (workload["kernel_time_scale"]) {

@@ -2,6 +2,7 @@
 #include "cli/job_file.hpp"
 #include "cli/progress_line.hpp"
 #include "core/engine_setup.hpp"
+#include "core/json_text.hpp"
 #include "core/run_job.hpp"
 #include "core/summary_report.hpp"
 
@@ -59,7 +60,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
       result = core::run_job(job, setup, progress.callback());
     }
     if (opts->json)
-      std::cout << core::summary_json(result, true).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      std::cout << core::json_text(core::summary_json(result, true), 2) << "\n";
     else
       std::cout << core::text_summary(result);
     if (!opts->quiet) {

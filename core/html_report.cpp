@@ -1,5 +1,7 @@
 #include "core/html_report.hpp"
 
+#include "core/json_text.hpp"
+
 #include "core/critical_path.hpp"
 #include "core/timeline_slice.hpp"
 #include "core/training_report.hpp"
@@ -219,7 +221,7 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
   if (const auto figures = training_figures(r))
     data["training"] = training_json(*figures);
   // Inside <script>, "</" would end the element: escape it.
-  std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = json_text(data);
   for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
     text.replace(at, 2, "<\\/");
   out << kHead << text << kTail;

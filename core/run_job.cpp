@@ -1,5 +1,7 @@
 #include "core/run_job.hpp"
 
+#include "core/json_text.hpp"
+
 #include "base/user_error.hpp"
 #include "core/simulation.hpp"
 #include "core/html_report.hpp"
@@ -64,7 +66,7 @@ SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& 
   fs::create_directories(dir, ec);
   if (ec)
     throw UserError(job.out_dir, 0, "cannot create the output folder: " + ec.message(), "pick a writable --out folder");
-  write_atomically(dir / "summary.json", [&](std::ostream& out) { out << summary_json(result, false).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"; });
+  write_atomically(dir / "summary.json", [&](std::ostream& out) { out << json_text(summary_json(result, false), 2) << "\n"; });
   if (job.timeline)
     write_atomically(dir / "timeline.json", [&](std::ostream& out) { write_timeline(out, result, simulation.workload()); });
   write_atomically(dir / "report.html", [&](std::ostream& out) { write_html_report(out, result, simulation.workload()); });

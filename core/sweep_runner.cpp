@@ -1,5 +1,7 @@
 #include "core/sweep_runner.hpp"
 
+#include "core/json_text.hpp"
+
 #include "core/generated_workload.hpp"
 #include "core/simulation.hpp"
 #include "core/summary_report.hpp"
@@ -92,7 +94,7 @@ Running start_child(const SweepJob& job) {
     throw std::runtime_error("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    const std::string text = simulate(job).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string text = json_text(simulate(job));
     for (std::size_t written = 0; written < text.size();) {
       const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
       if (n <= 0)

@@ -1,5 +1,7 @@
 #include "core/timeline_writer.hpp"
 
+#include "core/json_text.hpp"
+
 #include "core/timeline_slice.hpp"
 #include "core/trace_names.hpp"
 
@@ -23,7 +25,7 @@ std::string micros(long long ns) {
   return buf;
 }
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); }
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "base/user_error.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 
 namespace echo::workloads::kineto {
@@ -278,7 +279,7 @@ std::optional<CommCall> CommResolver::inferred(const GpuEvent& g) {
 
 std::vector<std::string> CommResolver::notes() const {
   std::vector<std::string> out;
-  const std::string file = path_.substr(path_.find_last_of('/') + 1);
+  const std::string file = std::filesystem::path(path_).filename().string();
   if (inferred_ > 0) {
     std::string groups;
     for (const auto& [stream, ranks] : streams_used_)
@@ -290,23 +291,19 @@ std::vector<std::string> CommResolver::notes() const {
                   ", from distributedInfo.world_size " + std::to_string(world_) +
                   " or the c10d op's tensors; a smaller group is taken as consecutive ranks)");
   }
-  if (from_execution_trace_ > 0)
-    out.push_back(file + ": " + std::to_string(from_execution_trace_) +
-                  " NCCL kernels carry no process-group fields; their process groups came from the PyTorch Execution Trace");
-  if (from_kernel_name_ > 0)
-    out.push_back(file + ": " + std::to_string(from_kernel_name_) +
-                  " NCCL kernels have no nccl:<op> annotation; their op was read from the kernel name");
-  if (unknown_size_ > 0)
-    out.push_back(file + ": " + std::to_string(unknown_size_) +
-                  " collectives say no element count (no nccl:<op> annotation with Input Dims); they move 0 bytes in a "
-                  "simulated replay and keep their traced time with comm: measured");
-  if (unknown_op_ > 0)
-    out.push_back(file + ": " + std::to_string(unknown_op_) +
-                  " NCCL kernels name no op that can be told; they replay as kernels with their traced time");
-  if (unknown_peer_ > 0)
-    out.push_back(file + ": " + std::to_string(unknown_peer_) +
-                  " NCCL send / recv kernels do not say their peer (recorded from PyTorch 2.4 on); they replay as kernels "
-                  "with their traced time, not as transfers");
+  auto counted = [&](std::uint64_t count, const char* what) {
+    if (count > 0)
+      out.push_back(file + ": " + std::to_string(count) + what);
+  };
+  counted(from_execution_trace_, " NCCL kernels carry no process-group fields; their process groups came from the PyTorch Execution Trace");
+  counted(from_kernel_name_, " NCCL kernels have no nccl:<op> annotation; their op was read from the kernel name");
+  counted(unknown_size_,
+          " collectives say no element count (no nccl:<op> annotation with Input Dims); they move 0 bytes in a simulated "
+          "replay and keep their traced time with comm: measured");
+  counted(unknown_op_, " NCCL kernels name no op that can be told; they replay as kernels with their traced time");
+  counted(unknown_peer_,
+          " NCCL send / recv kernels do not say their peer (recorded from PyTorch 2.4 on); they replay as kernels with their "
+          "traced time, not as transfers");
   for (const auto& [spelling, count] : unknown_types_)
     out.push_back(file + ": element type '" + spelling + "' of " + std::to_string(count) +
                   " collectives is unknown; 4-byte elements assumed");

@@ -146,7 +146,9 @@ struct Args {
 
 // The args of an event that matter here: the launch correlation, the stream, NCCL's call, the
 // waits of cuda_sync events, and the inputs of communication ops.
-void read_args(sj::ondemand::object& args, Args& out) {
+// `want_inputs`: read `Input Dims` / `Input type` too (only communication ops need them; the
+// profiler writes an op's name before its args).
+void read_args(sj::ondemand::object& args, Args& out, bool want_inputs) {
   GpuEvent& g = out.gpu;
   for (auto a : args) {
     const std::string_view k = a.unescaped_key();
@@ -182,9 +184,9 @@ void read_args(sj::ondemand::object& args, Args& out) {
       out.record_function = integer(a.value());
     else if (k == "External id")
       out.external = integer(a.value());
-    else if (k == "Input Dims")
+    else if (k == "Input Dims" && want_inputs)
       out.elements = element_counts(a.value());
-    else if (k == "Input type")
+    else if (k == "Input type" && want_inputs)
       out.types = strings(a.value());
   }
 }
@@ -222,7 +224,7 @@ void read_events(sj::ondemand::array events, FileEvents& out, bool keep_ops) {
       else if (k == "args") {
         sj::ondemand::object object;
         if (f.value().get_object().get(object) == sj::SUCCESS)
-          read_args(object, args);
+          read_args(object, args, name.empty() || describes_communication(name));
       }
     }
     if (ph != "X")

@@ -9,6 +9,7 @@
 #include "base/user_error.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -106,10 +107,10 @@ public:
   std::vector<std::string> notes() const {
     std::vector<std::string> out = resolver_.notes();
     if (thread_orders_ > 0)
-      out.push_back(path_.substr(path_.find_last_of('/') + 1) + ": " + std::to_string(thread_orders_) +
+      out.push_back(std::filesystem::path(path_).filename().string() + ": " + std::to_string(thread_orders_) +
                     " launches wait for another host thread's launches (the Execution Trace's data dependencies)");
     if (inferred_host_waits_ > 0)
-      out.push_back(path_.substr(path_.find_last_of('/') + 1) + ": " + std::to_string(inferred_host_waits_) +
+      out.push_back(std::filesystem::path(path_).filename().string() + ": " + std::to_string(inferred_host_waits_) +
                     " blocking CUDA calls (synchronize, synchronous copies) without cuda_sync events: the GPU work each "
                     "waited for was inferred from the call and when it returned");
     return out;
@@ -439,7 +440,7 @@ Step choose_step(const std::string& path, const FileEvents& f, int step, const s
                     "the trace has no GPU event (kernel, memcpy, memset): it was profiled without CUDA activities, or "
                     "on a device whose events it does not hold",
                     "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]");
-  const std::string file = path.substr(path.find_last_of('/') + 1);
+  const std::string file = std::filesystem::path(path).filename().string();
   if (f.steps.empty()) {
     if (step >= 0)
       throw UserError(path, 0, "the trace has no ProfilerStep#" + std::to_string(step) + " (it has no ProfilerStep at all)",
