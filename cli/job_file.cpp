@@ -60,8 +60,9 @@ core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& f
   return spec;
 }
 
-// Sections inside sections: `--set workload.parallel.tp=4`, `--set workload.model.moe.experts=8`.
-const std::set<std::string> kNestedSections = {"replicate", "model", "training", "parallel", "moe"};
+// Sections inside sections: `--set workload.parallel.tp=4`, `--set workload.model.moe.experts=8`,
+// `--set workload.training.host.forward_op_us=20`.
+const std::set<std::string> kNestedSections = {"replicate", "model", "training", "parallel", "moe", "host"};
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');

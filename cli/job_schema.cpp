@@ -25,7 +25,10 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["workload.model"] = {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
                            "tied_embeddings"};
     t["workload.model.moe"] = {"experts", "top_k", "expert_ffn_hidden"};
-    t["workload.training"] = {"global_batch", "micro_batch", "dtype", "recompute", "attention"};
+    t["workload.training"] = {"global_batch", "micro_batch", "dtype", "recompute", "attention", "framework", "host",
+                              "grad_accumulation_fusion"};
+    t["workload.training.host"] = {"forward_op_us", "backward_op_us", "collective_op_us", "optimizer_op_us", "sync_after_p2p",
+                                   "sync_before_step"};
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",
                               "dp_overlap", "p2p_overlap", "bucket_mb", "order"};
     t["communication"] = {"fidelity", "algo", "proto"};

@@ -77,9 +77,46 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
   return dims;
 }
 
-workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& file) {
+workloads::Framework read_framework(const YAML::Node& t, const std::string& file) {
+  const std::string name = t["framework"] ? scalar(t["framework"], "framework", file) : workloads::kDefaultFramework;
+  const auto framework = workloads::find_framework(name);
+  if (!framework)
+    throw UserError(file, line_of(t["framework"]), "unknown framework '" + name + "'",
+                    "use one of: " + join(workloads::framework_names()) + " (docs/generator.md says what each sets)");
+  return *framework;
+}
+
+// The framework's host thread with the job's `training.host` overrides.
+workloads::HostModel read_host(const YAML::Node& t, workloads::HostModel host, const std::string& file) {
+  const YAML::Node h = require_map(t, "host", file, false);
+  check_keys(h, "workload.training.host", allowed_keys("workload.training.host"), file);
+  auto micros = [&](const char* key, double& field) {
+    if (h[key])
+      field = number(h[key], key, file) * 1e-6;
+  };
+  micros("forward_op_us", host.forward_op_s);
+  micros("backward_op_us", host.backward_op_s);
+  micros("collective_op_us", host.collective_op_s);
+  micros("optimizer_op_us", host.optimizer_op_s);
+  if (h["sync_after_p2p"])
+    host.sync_after_p2p = either(h["sync_after_p2p"], "sync_after_p2p", "true", "false", file,
+                                 "true: the host synchronizes the device after each pipeline exchange, as Megatron does");
+  if (h["sync_before_step"])
+    host.sync_before_step = either(h["sync_before_step"], "sync_before_step", "true", "false", file,
+                                   "true: the host reads the gradient norm (.item()) before the optimizer step");
+  return host;
+}
+
+workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Framework& framework, const std::string& file) {
   check_keys(t, "workload.training", allowed_keys("workload.training"), file);
   workloads::TrainingSpec spec;
+  spec.attention = framework.attention == workloads::AttentionDefault::unfused ? workloads::AttentionKernel::unfused
+                                                                              : workloads::AttentionKernel::flash;
+  spec.grad_accumulation_fusion = framework.grad_accumulation_fusion;
+  if (t["grad_accumulation_fusion"])
+    spec.grad_accumulation_fusion =
+        either(t["grad_accumulation_fusion"], "grad_accumulation_fusion", "true", "false", file,
+               "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch");
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
   if (t["micro_batch"])
@@ -97,9 +134,11 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const std::string& fi
   return spec;
 }
 
-workloads::ParallelSpec read_parallel(const YAML::Node& p, const std::string& file) {
+workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Framework& framework, const std::string& file) {
   check_keys(p, "workload.parallel", allowed_keys("workload.parallel"), file);
   workloads::ParallelSpec spec;
+  spec.dp_overlap = framework.dp_overlap;
+  spec.zero = framework.zero;
   auto count = [&](const char* key, std::uint32_t& field, std::uint32_t minimum) { read_count(p, key, field, minimum, file); };
   count("tp", spec.tp, 1);
   count("pp", spec.pp, 1);
@@ -145,8 +184,16 @@ workloads::TrainingJob read_training_job(const YAML::Node& workload, const std::
     throw UserError(file, line_of(workload), "`workload` has training or parallel settings but no `model`",
                     "add e.g. `model: {name: gpt3-1.3b}` (presets: `echo-des models`)");
   job.model = read_model(require_map(workload, "model", file, false), file);
-  job.training = read_training(require_map(workload, "training", file, false), file);
-  job.parallel = read_parallel(require_map(workload, "parallel", file, false), file);
+  const YAML::Node training = require_map(workload, "training", file, false);
+  const workloads::Framework framework = read_framework(training, file);
+  job.framework = framework.name;
+  job.host = read_host(training, framework.host, file);
+  job.training = read_training(training, framework, file);
+  job.parallel = read_parallel(require_map(workload, "parallel", file, false), framework, file);
+  if (!framework.pipeline && job.parallel.pp > 1)
+    throw UserError(file, line_of(workload["parallel"]["pp"]),
+                    "framework '" + framework.name + "' has no pipeline parallelism, but pp is " + std::to_string(job.parallel.pp),
+                    "use pp: 1 (shard with zero and dp instead), or a framework with pipelines: megatron-lm, nemo, torchtitan");
   if (workload["merge_kernels"])
     job.merge_kernels = either(workload["merge_kernels"], "merge_kernels", "true", "false", file,
                                "false keeps every kernel as its own task (more timeline detail, slower runs)");

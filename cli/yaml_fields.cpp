@@ -75,7 +75,7 @@ double number(const YAML::Node& node, const std::string& key, const std::string&
     throw UserError(file, line_of(node), "`" + key + "` must be a number, got '" + text + "'", "write e.g. " + key + ": 0.2");
   if (v < 0.0)
     throw UserError(file, line_of(node), "`" + key + "` must not be negative, got " + text,
-                    "a slowdown s >= 0 means kernels run at 1/(1+s) of their speed while they overlap communication");
+                    "give " + key + ": 0 or more (docs/generator.md and the README say what each figure means)");
   return v;
 }
 

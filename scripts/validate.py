@@ -52,8 +52,8 @@ def vtrain_rows():
         yield name, job({"preset": "dgx-a100", "nodes": 1},
                         {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "vocab": 50257, "seq_len": r["seq_len"]},
                         {"global_batch": r["global_batch"], "micro_batch": r["micro_batch"], "dtype": "fp16", "recompute": "full",
-                         "attention": "unfused"},
-                        {"tp": r["tp"], "pp": r["pp"], "dp": r["dp"], "dp_overlap": "false"}), float(r["iteration_ms"]) / 1e3
+                         "framework": "megatron-deepspeed"},
+                        {"tp": r["tp"], "pp": r["pp"], "dp": r["dp"]}), float(r["iteration_ms"]) / 1e3
 
 
 def number(text, default=1):
@@ -79,7 +79,8 @@ def dgxc_rows():
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
         yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model,
-                        {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": recompute},
+                        {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": recompute,
+                         "framework": "nemo"},
                         parallel), step
 
 
@@ -92,8 +93,8 @@ def foundry_rows():
         yield name, job({"preset": "dgx-a100", "nodes": max(1, math.ceil(gpus / 8)), "gpu": gpu},
                         {"layers": r["n_layers"], "hidden": r["d_model"], "heads": r["n_heads"], "vocab": 50368, "seq_len": r["SeqLen (T)"]},
                         {"global_batch": r["GlobalBatchSize"], "micro_batch": r["MicroBatchSize"], "dtype": "bf16",
-                         "recompute": "full" if r["Activation Checkpointing"] == "True" else "none"},
-                        {"tp": 1, "pp": 1, "dp": gpus, "zero": 3, "dp_overlap": "true"}), seconds
+                         "recompute": "full" if r["Activation Checkpointing"] == "True" else "none", "framework": "fsdp"},
+                        {"tp": 1, "pp": 1, "dp": gpus}), seconds
 
 
 DATASETS = {"vtrain": vtrain_rows, "dgxc": dgxc_rows, "foundry": foundry_rows, "megatron": megatron_rows}

@@ -60,7 +60,22 @@ void PassEmitter::tp_reduce_output(const std::string& name) {
                          s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, bytes));
 }
 
-void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, double batch) {
+// Linears of GPT-style models carry a bias (Llama-style ones none): its gradient is a sum of the
+// output gradient over the tokens, a kernel of its own in eager PyTorch and Megatron.
+void PassEmitter::bias_grad(const std::string& name, double out) {
+  if (!s_.swiglu && !s_.moe)
+    memory(name + ".bias_grad", trace::REDUCTION, s_.tokens * out * s_.element_bytes);
+}
+
+// Layer norm backward as Apex / Transformer Engine run it: the input gradient, then the weight and
+// bias gradients as partial sums over blocks of rows reduced by a second kernel.
+void PassEmitter::norm_backward(const std::string& name) {
+  const double x = s_.norm_tokens, h = s_.hidden, e = s_.element_bytes;
+  memory(name + ".bwd", trace::NORMALIZATION, x * h * e * 3);
+  memory(name + ".bwd.params", trace::REDUCTION, x * h * e * 2);
+}
+
+void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
   // Sequence parallelism kept only the sharded input: gather it again for the weight gradient,
   // overlapped with the input-gradient GEMM.
   TaskId gathered = kNoTask;
@@ -75,15 +90,19 @@ void PassEmitter::column_parallel_backward(const std::string& name, double in, d
                             s_.tokens * s_.hidden * s_.element_bytes);
   wait_for(gathered);
   gemm(name + ".wgrad", in, out, rows, batch);
+  if (biased)
+    bias_grad(name, out);
   wait_for(reduced);
 }
 
-void PassEmitter::row_parallel_backward(const std::string& name, double in, double out, double batch) {
+void PassEmitter::row_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
   // The backward of a ReduceScatter is an AllGather of the output gradient.
   tp_gather_input(name + ".grad");
   const double rows = s_.tokens / batch;
   gemm(name + ".dgrad", rows, in, out, batch);
   gemm(name + ".wgrad", in, out, rows, batch);
+  if (biased)
+    bias_grad(name, out);
 }
 
 void PassEmitter::expert_all_to_all(const std::string& name) {
@@ -112,8 +131,11 @@ void PassEmitter::unfused_attention(const std::string& p, bool backward) {
     memory(p + "attention.softmax", trace::ATTENTION, scores * 2 * e);
     memory(p + "attention.dropout", trace::ELEMENTWISE, scores * (2 * e + 1));
     gemm(p + "attention.values", s, d, s, b * heads);
+    // [b, heads, s, d] back to [s, b, heads x d] for the output projection: a copy.
+    memory(p + "attention.context.copy", trace::MEMCPY, b * heads * s * d * e * 2);
     return;
   }
+  memory(p + "attention.context.copy.bwd", trace::MEMCPY, b * heads * s * d * e * 2);
   gemm(p + "attention.values.dgrad", s, s, d, b * heads);
   gemm(p + "attention.values.wgrad", s, d, s, b * heads);
   memory(p + "attention.dropout.bwd", trace::ELEMENTWISE, scores * (2 * e + 1));
@@ -255,7 +277,9 @@ void PassEmitter::layer_backward(const std::string& p) {
   gather_parameters(p + "bwd.");
   memory(p + "dropout_add2.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
   mlp_backward(p);
-  memory(p + "norm2.bwd", trace::NORMALIZATION, x * h * e * 3);
+  norm_backward(p + "norm2");
+  // The residual stream forks at each block: autograd adds the branch's gradient to the skip's.
+  memory(p + "residual2.grad_add", trace::ELEMENTWISE, x * h * e * 3);
   memory(p + "dropout_add1.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
   row_parallel_backward(p + "attention.out", s_.heads_local * s_.head_dim, h);
   if (recompute == Recompute::selective && s_.job->training.attention == AttentionKernel::unfused) {
@@ -269,7 +293,9 @@ void PassEmitter::layer_backward(const std::string& p) {
   if (s_.swiglu)
     memory(p + "rotary.bwd", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   column_parallel_backward(p + "qkv", h, qkv);
-  memory(p + "norm1.bwd", trace::NORMALIZATION, x * h * e * 3);
+  norm_backward(p + "norm1");
+  memory(p + "residual1.grad_add", trace::ELEMENTWISE, x * h * e * 3);
+  accumulate_gradients(p);
   if (zero3_)
     b_.collective(streams::dp, p + "grads.reducescatter", trace::REDUCE_SCATTER, "dp", s_.layer_params() * s_.grad_bytes,
                   {last_kernel_});
@@ -303,8 +329,20 @@ void PassEmitter::head_forward() {
 void PassEmitter::head_backward() {
   const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
   memory("cross_entropy.bwd", trace::ELEMENTWISE, t * v * (4 + e));
-  column_parallel_backward("lm_head", h, v);
-  memory("final_norm.bwd", trace::NORMALIZATION, s_.norm_tokens * h * e * 3);
+  column_parallel_backward("lm_head", h, v, false);
+  norm_backward("final_norm");
+}
+
+// Without gradient-accumulation fusion the framework adds each parameter's gradient of a micro-batch
+// to what the earlier ones left (AccumulateGrad, or Megatron's main_grad hook): one add per
+// parameter tensor, from the second micro-batch of a chunk on.
+void PassEmitter::accumulate_gradients(const std::string& p) {
+  if (s_.job->training.grad_accumulation_fusion || !accumulating_)
+    return;
+  const double tensors = s_.swiglu || s_.moe ? 7 : 12;  // weights (and biases) of 4 linears (3 for SwiGLU's MLP: 1 fused up) and 2 norms
+  const double bytes = s_.layer_params() / tensors * 4 * 3;  // fp32 gradient read twice, written once
+  for (int i = 0; i < static_cast<int>(tensors); ++i)
+    memory(p + "grad_accumulate." + std::to_string(i), trace::ELEMENTWISE, bytes);
 }
 
 TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready) {
@@ -321,6 +359,7 @@ TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready) {
 TaskId PassEmitter::backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
                              TaskId& head_done) {
   wait_for(ready);
+  accumulating_ = !first_backward_of_.insert(chunk.first_layer).second;
   grads_done.assign(chunk.layers, kNoTask);
   embedding_done = head_done = kNoTask;
   if (chunk.head) {

@@ -17,6 +17,7 @@
 #include "workloads/generator/shapes.hpp"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,11 @@ private:
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
   // Backward of a column-parallel linear: dgrad, its input-gradient reduction async on the TP
   // stream while the wgrad GEMM runs.
-  void column_parallel_backward(const std::string& name, double in, double out, double batch = 1);
-  void row_parallel_backward(const std::string& name, double in, double out, double batch = 1);
+  void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
+  void row_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
+  void bias_grad(const std::string& name, double out);
+  void norm_backward(const std::string& name);
+  void accumulate_gradients(const std::string& prefix);
   void expert_all_to_all(const std::string& name);
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
@@ -100,6 +104,8 @@ private:
   TaskId last_kernel_ = kNoTask;
   TaskId layer_first_kernel_ = kNoTask;  // ZeRO-3 prefetch anchor: first kernel of the previous layer
   bool zero3_ = false;
+  std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once
+  bool accumulating_ = false;                  // this backward adds to gradients of earlier micro-batches
 };
 
 } // namespace echo::workloads

@@ -22,12 +22,18 @@ trace::Task& ProgramBuilder::append(const std::string& stream, const std::string
   for (TaskId d : deps)
     if (d != kNoTask)
       t.add_deps(d);
+  launch_costs_.push_back(collective_launch_cost_s_);  // compute() sets its own
   last_of_stream_[s] = next_id_++;
   return t;
 }
 
 TaskId ProgramBuilder::compute(const std::string& stream, const KernelOp& op, double time_s, std::initializer_list<TaskId> deps) {
+  if (pending_host_wait_) {
+    host_waits_.push_back({next_id_, pending_awaited_});
+    pending_host_wait_ = false;
+  }
   trace::Task& t = append(stream, op.name, deps);
+  launch_costs_.back() = launch_cost_s_;
   t.set_category(op.category);
   t.mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(time_s * 1e9)));
   compute_s_ += time_s;

@@ -15,6 +15,13 @@ namespace echo::workloads {
 using TaskId = std::uint64_t;
 inline constexpr TaskId kNoTask = ~TaskId{0};
 
+// The host thread stops before launching task `before` until `awaited` has finished on the GPU
+// (a `.item()` on its result); kNoTask: until every task issued so far has (a device synchronize).
+struct HostWait {
+  TaskId before = 0;
+  TaskId awaited = kNoTask;
+};
+
 class ProgramBuilder {
 public:
   ProgramBuilder(trace::RankTemplate& tmpl, trace::DataType dtype) : tmpl_(tmpl), dtype_(dtype) {}
@@ -35,6 +42,17 @@ public:
   // transfer, e.g. the first layer of a pass waiting for its parameters).
   void add_dependency(TaskId task, TaskId dep);
 
+  // The host thread (host_thread.hpp): what launching each task costs it from now on, and where it
+  // waits for the GPU — before launching the next compute kernel.
+  void set_launch_cost(double seconds) { launch_cost_s_ = seconds; }
+  void set_collective_launch_cost(double seconds) { collective_launch_cost_s_ = seconds; }
+  void host_waits_before_next_kernel(TaskId awaited = kNoTask) {
+    pending_host_wait_ = true;
+    pending_awaited_ = awaited;
+  }
+  const std::vector<double>& launch_costs() const { return launch_costs_; }
+  const std::vector<HostWait>& host_waits() const { return host_waits_; }
+
   // Last task appended to a stream (kNoTask if none).
   TaskId last(const std::string& stream) const;
   std::uint64_t size() const { return next_id_; }
@@ -51,6 +69,11 @@ private:
   std::vector<TaskId> last_of_stream_;
   TaskId next_id_ = 0;
   double compute_s_ = 0;
+  double launch_cost_s_ = 0, collective_launch_cost_s_ = 0;
+  std::vector<double> launch_costs_;  // per task id
+  std::vector<HostWait> host_waits_;
+  bool pending_host_wait_ = false;
+  TaskId pending_awaited_ = kNoTask;
 };
 
 } // namespace echo::workloads

@@ -2,6 +2,7 @@
 // TrainingJob: the `workload: {model, training, parallel}` part of a job file — a transformer, how
 // it is trained and how it is laid out over the GPUs. Every field has the default the job-file
 // documentation gives. check_training_job() enforces the rules Megatron-LM enforces.
+#include "workloads/generator/frameworks.hpp"
 #include "workloads/generator/gpu_specs.hpp"
 #include "workloads/model_presets.hpp"
 
@@ -23,6 +24,9 @@ struct TrainingSpec {
   DataType dtype = DataType::bf16;
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::flash;
+  // true: the weight-gradient GEMM adds into the fp32 gradient buffer (Megatron's
+  // --gradient-accumulation-fusion); false: one add kernel per parameter tensor per micro-batch.
+  bool grad_accumulation_fusion = true;
 };
 
 struct ParallelSpec {
@@ -44,6 +48,11 @@ struct TrainingJob {
   ModelDims model;
   TrainingSpec training;
   ParallelSpec parallel;
+  // A job file that names no framework gets kDefaultFramework (cli/training_section.cpp); a job
+  // built in code starts with none: no host thread.
+  std::string framework = "none";
+  HostModel host;                  // the framework's host thread, with the job's overrides
+  bool gate_every_launch = false;  // tests: every GPU task waits for its own launch (host_thread.hpp)
   std::string profile_db;          // CSV of measured kernel times overriding the roofline; may be empty
   // Fold runs of kernels into one task where that cannot change the result (kernel_merge.hpp):
   // fewer events, less timeline detail. `merge_same_category_only` when kernels of different

@@ -1,5 +1,6 @@
 #include "workloads/generator/transformer_generator.hpp"
 
+#include "workloads/generator/host_thread.hpp"
 #include "workloads/generator/kernel_merge.hpp"
 #include "workloads/generator/memory_model.hpp"
 #include "workloads/generator/pass_emitter.hpp"
@@ -60,15 +61,20 @@ public:
     grads_done_.assign(chunks, {});
     embedding_done_.assign(chunks, kNoTask);
     head_done_.assign(chunks, kNoTask);
+    b_.set_collective_launch_cost(job_.host.collective_op_s);
+    b_.set_launch_cost(job_.host.forward_op_s);
     std::vector<TaskId> gathered = early_parameter_gathers();
     std::vector<bool> started(chunks, false);
     TaskId last_backward = kNoTask;
     for (const PipelinePass& pass : pipeline_order(p_.schedule, p_.pp, stage_, m, chunks)) {
       const std::uint32_t global = pass.chunk * p_.pp + stage_;
       const ChunkSpec chunk = chunk_spec(global);
+      b_.set_launch_cost(pass.forward ? job_.host.forward_op_s : job_.host.backward_op_s);
       if (pass.forward) {
         const TaskId ready =
             global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
+        if (ready != kNoTask)
+          host_syncs_after_exchange();
         if (!started[pass.chunk]) {
           started[pass.chunk] = true;
           emit_.wait_for(gathered[pass.chunk]);
@@ -80,6 +86,8 @@ public:
       } else {
         const TaskId ready =
             global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", gradient_slot(job_), next(), activation_bytes()) : kNoTask;
+        if (ready != kNoTask)
+          host_syncs_after_exchange();
         std::vector<TaskId> done;
         TaskId emb = kNoTask, head = kNoTask;
         last_backward = emit_.backward(chunk, ready, done, emb, head);
@@ -97,9 +105,13 @@ public:
     // A send after the last pass (the last stage's final gradient) still holds the stage; it
     // follows the last backward, so waiting for it waits for both.
     const TaskId pipeline_done = unawaited_send_ != kNoTask ? unawaited_send_ : last_backward;
+    b_.set_launch_cost(job_.host.optimizer_op_s);
     reduce_gradients(pipeline_done);
     optimizer_step(pipeline_done);
   }
+
+  // The host thread's launch costs and waits, for host_thread.hpp.
+  const ProgramBuilder& program() const { return b_; }
 
 private:
   // Without p2p overlap the stage's next kernel waits until the neighbour has the tensor.
@@ -108,6 +120,15 @@ private:
       return;
     emit_.wait_for(send);
     unawaited_send_ = send;
+    host_syncs_after_exchange();
+  }
+  // Megatron synchronizes the device after each blocking exchange (its next pass's receive is
+  // issued with the send, so the wait before the next kernel covers both). Not with interleaving:
+  // there Megatron posts receives passes ahead of their use, while this builder issues each at the
+  // pass that needs it, so a device-wide wait would hold sends whose receives Megatron had posted.
+  void host_syncs_after_exchange() {
+    if (!p_.p2p_overlap && job_.host.sync_after_p2p && p_.schedule != PipelineSchedule::interleaved)
+      b_.host_waits_before_next_kernel();
   }
   std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
   std::uint32_t prev() const { return (stage_ + p_.pp - 1) % p_.pp; }
@@ -211,7 +232,9 @@ private:
     norm.name = "optimizer.grad_norm";
     norm.category = trace::REDUCTION;
     norm.bytes = params * 4;
-    b_.compute(streams::compute, norm, model_.time_s(norm), {reduced, pipeline_done});
+    const TaskId norm_task = b_.compute(streams::compute, norm, model_.time_s(norm), {reduced, pipeline_done});
+    if (job_.host.sync_before_step)
+      b_.host_waits_before_next_kernel(norm_task);
     KernelOp adam;
     adam.name = "optimizer.adam";
     adam.category = trace::OPTIMIZER;
@@ -282,6 +305,8 @@ GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& m
       template_of[{stage, c}] = name;
       StageBuilder builder(job, shapes, model, stage, c, tmpl, passes);
       builder.build();
+      if (job.host.enabled())
+        add_host_thread(tmpl, builder.program().launch_costs(), builder.program().host_waits(), job.gate_every_launch);
       if (job.merge_kernels)
         merge_kernel_runs(tmpl, job.merge_same_category_only);
       out.facts.memory_by_program.push_back(stage_memory(shapes, stage));

@@ -1,0 +1,242 @@
+// The host thread of generated jobs: launches in issue order at a per-op cost, waits where the
+// framework synchronises; a host-bound job follows its host, a GPU-bound one its GPU; the pruned
+// launch gates give exactly what gating every task gives; frameworks set their defaults.
+#include "support/child_process.hpp"
+#include "support/cli_runner.hpp"
+#include "support/temp_files.hpp"
+
+#include "core/simulation.hpp"
+#include "workloads/generator/compute_model.hpp"
+#include "workloads/generator/host_thread.hpp"
+#include "workloads/generator/transformer_generator.hpp"
+#include "workloads/trace_reader.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace echo;
+using namespace echo::workloads;
+
+namespace {
+
+// One stream of `n` kernels of `kernel_s` each, launched at `launch_s` each.
+trace::RankTemplate kernels(int n, double kernel_s, double launch_s, std::vector<double>& cost) {
+  trace::RankTemplate tmpl;
+  tmpl.set_name("r");
+  ProgramBuilder b(tmpl, trace::FLOAT16);
+  b.set_launch_cost(launch_s);
+  for (int i = 0; i < n; ++i) {
+    KernelOp op;
+    op.name = "k" + std::to_string(i);
+    b.compute("compute", op, kernel_s);
+  }
+  cost = b.launch_costs();
+  return tmpl;
+}
+
+int gated(const trace::RankTemplate& tmpl) {
+  int count = 0;
+  for (const trace::Task& t : tmpl.tasks())
+    count += t.category() != trace::HOST && t.deps_size() > 0;
+  return count;
+}
+
+int host_tasks(const trace::RankTemplate& tmpl) {
+  int count = 0;
+  for (const trace::Task& t : tmpl.tasks())
+    count += t.category() == trace::HOST;
+  return count;
+}
+
+const char* kHostBound = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {layers: 4, hidden: 512, heads: 8, vocab: 8192, seq_len: 256}
+  training: {global_batch: 64, micro_batch: 1, framework: megatron-deepspeed}
+  parallel: {tp: 1, pp: 2, dp: 4}
+)";
+
+nlohmann::json run_json(const std::string& yaml, const std::string& extra = "") {
+  test::TempDir dir;
+  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " --json -q " + extra);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+std::string error_of(const std::string& yaml, const std::string& extra = "") {
+  test::TempDir dir;
+  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " -q " + extra);
+  CHECK(r.code == 2);
+  return r.err;
+}
+
+double host_bound_share(const nlohmann::json& j) {
+  double sum = 0;
+  for (const auto& r : j["ranks"])
+    sum += r["host_bound_s"].get<double>();
+  return sum / static_cast<double>(j["ranks"].size()) / j["iteration_time_s"].get<double>();
+}
+
+} // namespace
+
+TEST_CASE("short kernels wait for each launch, long ones only for the first") {
+  std::vector<double> cost;
+  trace::RankTemplate fast = kernels(10, 1e-6, 20e-6, cost);
+  add_host_thread(fast, cost, {});
+  CHECK(gated(fast) == 10);
+  CHECK(host_tasks(fast) == 10);  // one launch each; nothing is left after the last
+
+  trace::RankTemplate slow = kernels(10, 1e-3, 20e-6, cost);
+  add_host_thread(slow, cost, {});
+  CHECK(gated(slow) == 1);
+  CHECK(host_tasks(slow) == 2);  // the first launch, then the other nine in one task
+  double host_s = 0;
+  for (const trace::Task& t : slow.tasks())
+    if (t.category() == trace::HOST)
+      host_s += static_cast<double>(t.compute().duration_ns()) * 1e-9;
+  CHECK(host_s == doctest::Approx(200e-6));
+  for (int i = 0; i < slow.tasks_size(); ++i)  // renumbered in their new order
+    CHECK(slow.tasks(i).id() == static_cast<std::uint64_t>(i));
+}
+
+TEST_CASE("a device synchronize waits for the last task of every stream issued before it") {
+  trace::RankTemplate tmpl;
+  tmpl.set_name("r");
+  ProgramBuilder b(tmpl, trace::FLOAT16);
+  b.set_launch_cost(10e-6);
+  b.set_collective_launch_cost(10e-6);
+  KernelOp op;
+  op.name = "a";
+  const TaskId a = b.compute("compute", op, 1e-3);
+  const TaskId c = b.collective("dp", "grads", trace::ALL_REDUCE, "dp", 1e6, {a});
+  b.host_waits_before_next_kernel();
+  op.name = "b";
+  b.compute("compute", op, 1e-3);
+  add_host_thread(tmpl, b.launch_costs(), b.host_waits());
+  const trace::Task* wait = nullptr;
+  for (const trace::Task& t : tmpl.tasks())
+    if (t.name() == "host synchronizes the device")
+      wait = &t;
+  REQUIRE(wait != nullptr);
+  std::vector<std::string> awaited;
+  for (std::uint64_t d : wait->deps())
+    awaited.push_back(tmpl.tasks(static_cast<int>(d)).name());
+  CHECK(awaited == std::vector<std::string>{"a", "grads"});
+  (void)c;
+  // The kernel after the wait is launched after it: it waits for a host task that follows the wait.
+  const trace::Task& after = tmpl.tasks(tmpl.tasks_size() - 1);
+  CHECK(after.name() == "b");
+  REQUIRE(after.deps_size() == 1);
+  CHECK(after.deps(0) > wait->id());
+}
+
+namespace {
+
+// One simulation per process (SimGrid's engine is one per process): iteration, tasks, host-bound time per rank.
+nlohmann::json simulate_toy(const std::string& layout, bool gate_every_launch) {
+  const auto outcome = test::in_child_process([&] {
+    TrainingJob job;
+    job.model.name = "toy";
+    job.model.layers = 4;  // long GEMMs beside short kernels: some stretches host-bound, some not
+    job.model.hidden = 2048;
+    job.model.heads = 16;
+    job.model.vocab = 8192;
+    job.model.seq_len = 1024;
+    job.training.global_batch = 8;
+    job.parallel.tp = 2;
+    job.parallel.pp = layout.rfind("pp2", 0) == 0 ? 2 : 1;
+    job.parallel.dp = 0;
+    job.parallel.zero = layout == "zero3" ? 3 : 0;
+    job.parallel.p2p_overlap = layout == "pp2-overlap";
+    job.host = find_framework("megatron-deepspeed")->host;
+    job.training.grad_accumulation_fusion = false;
+    job.gate_every_launch = gate_every_launch;
+    job.origin = "job.yaml";
+    check_training_job(job, 8, *gpu_preset("a100"));
+    const ComputeModel model(*gpu_preset("a100"), DataType::bf16);
+    const GeneratedJob g = generate_training_job(job, model);
+    platforms::PlatformSource platform;
+    platform.file = ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml";
+    core::Simulation sim(platform, build_workload(g.trace, "toy"));
+    const core::SimulationResult r = sim.run(false);
+    nlohmann::json out = {{"ns", r.iteration_ns}, {"tasks", r.tasks}, {"host_bound", nlohmann::json::array()}};
+    for (const auto& rank : r.per_rank)
+      out["host_bound"].push_back(rank.host_bound_s);
+    return out.dump();
+  });
+  INFO(outcome.text);
+  REQUIRE(!outcome.user_error);
+  return nlohmann::json::parse(outcome.text);
+}
+
+} // namespace
+
+TEST_CASE("pruned launch gates give exactly what gating every task gives") {
+  for (const char* layout : {"pp1", "pp2", "pp2-overlap", "zero3"}) {
+    INFO(layout);
+    const nlohmann::json pruned = simulate_toy(layout, false), every = simulate_toy(layout, true);
+    CHECK(pruned["ns"] == every["ns"]);
+    CHECK(pruned["tasks"] < every["tasks"]);
+    for (std::size_t r = 0; r < pruned["host_bound"].size(); ++r)
+      CHECK(pruned["host_bound"][r].get<double>() == doctest::Approx(every["host_bound"][r].get<double>()).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("a host-bound job follows its host: a faster GPU barely helps, a faster host does") {
+  const auto base = run_json(kHostBound);
+  CHECK(host_bound_share(base) > 0.3);
+  const double t = base["iteration_time_s"];
+  const auto faster_gpu = run_json(kHostBound, "--set platform.gpu=H100-SXM5-80GB");
+  CHECK(faster_gpu["iteration_time_s"].get<double>() > 0.9 * t);
+  const auto faster_host = run_json(kHostBound, "--set workload.training.host.forward_op_us=15 --set workload.training.host.backward_op_us=20 "
+                                                "--set workload.training.host.collective_op_us=15");
+  CHECK(faster_host["iteration_time_s"].get<double>() < 0.75 * t);
+  // No framework: the GPU's time alone.
+  const auto none = run_json(kHostBound, "--set workload.training.framework=none");
+  CHECK(host_bound_share(none) == 0);
+  CHECK(none["iteration_time_s"].get<double>() < 0.6 * t);
+}
+
+TEST_CASE("a GPU-bound job follows its GPU and barely notices its host") {
+  const std::string big = std::string(kHostBound) + "";
+  const std::string yaml = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {name: gpt3-1.3b}
+  training: {global_batch: 32, micro_batch: 4, framework: megatron-lm}
+  parallel: {tp: 1, pp: 1, dp: 8}
+)";
+  const auto host = run_json(yaml);
+  const auto none = run_json(yaml, "--set workload.training.framework=none");
+  CHECK(host_bound_share(host) < 0.02);
+  CHECK(host["iteration_time_s"].get<double>() < 1.02 * none["iteration_time_s"].get<double>());
+}
+
+TEST_CASE("a framework sets its defaults and the job overrides them") {
+  const std::string yaml = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {layers: 4, hidden: 512, heads: 8, vocab: 8192, seq_len: 256}
+  training: {global_batch: 64, micro_batch: 1, framework: megatron-deepspeed}
+  parallel: {tp: 1, pp: 1, dp: 8}
+)";
+  const auto deepspeed = run_json(yaml, "--set workload.merge_kernels=false");
+  // Megatron-DeepSpeed: unfused attention, per-tensor gradient accumulation; Megatron-LM neither.
+  const auto megatron = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.framework=megatron-lm");
+  CHECK(deepspeed["workload"]["tasks"].get<int>() > megatron["workload"]["tasks"].get<int>());
+  const auto overridden = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.attention=flash "
+                                         "--set workload.training.grad_accumulation_fusion=true --set workload.parallel.dp_overlap=true");
+  CHECK(overridden["workload"]["tasks"] == megatron["workload"]["tasks"]);
+}
+
+TEST_CASE("bad framework settings: a clear message and exit code 2") {
+  const std::string unknown = error_of(kHostBound, "--set workload.training.framework=jax");
+  CHECK(unknown.find("unknown framework 'jax'") != std::string::npos);
+  CHECK(unknown.find("megatron-lm, megatron-deepspeed, nemo, fsdp, torchtitan, none") != std::string::npos);
+  const std::string fsdp = error_of(kHostBound, "--set workload.training.framework=fsdp");
+  CHECK(fsdp.find("framework 'fsdp' has no pipeline parallelism, but pp is 2") != std::string::npos);
+  CHECK(error_of(kHostBound, "--set workload.training.host.forward_op_us=-3").find("`forward_op_us` must not be negative") !=
+        std::string::npos);
+  CHECK(error_of(kHostBound, "--set workload.training.host.backward_op_us=fast").find("`backward_op_us` must be a number") !=
+        std::string::npos);
+  CHECK(error_of(kHostBound, "--set workload.training.host.launch_us=3").find("unknown key 'launch_us'") != std::string::npos);
+  CHECK(error_of(kHostBound, "--set workload.training.host.sync_after_p2p=maybe").find("sync_after_p2p") != std::string::npos);
+}

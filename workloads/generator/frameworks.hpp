@@ -1,0 +1,46 @@
+#pragma once
+// Training frameworks: what each does differently from the others, as data. A job names its
+// framework (`training.framework`); the framework sets the defaults of the job's settings that
+// differ between frameworks (attention kernels, overlapped gradient reduction, sharding) and the
+// host thread's costs and synchronisations. Every value is overridable in the job and documented in
+// docs/generator.md with where it came from.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace echo::workloads {
+
+// The host thread of each rank (host_thread.hpp): seconds of host time per launch, by who launches
+// it, and where it waits for the GPU.
+struct HostModel {
+  double forward_op_s = 0;     // a kernel of a forward pass (the Python thread: modules, dispatcher, launch)
+  double backward_op_s = 0;    // a kernel of a backward pass (the autograd thread)
+  double collective_op_s = 0;  // a communication call (c10d, NCCL enqueue)
+  double optimizer_op_s = 0;   // a kernel of the optimizer step
+  bool sync_after_p2p = false;     // torch.cuda.synchronize() after each pipeline exchange
+  bool sync_before_step = false;   // `.item()` on the gradient norm (and fp16's found-inf) before the step
+  bool enabled() const { return forward_op_s > 0 || backward_op_s > 0 || collective_op_s > 0 || optimizer_op_s > 0; }
+};
+
+enum class AttentionDefault { flash, unfused };
+
+struct Framework {
+  std::string name;
+  std::string what;    // one line for `--help` and the docs
+  std::string source;  // where its defaults come from
+  HostModel host;
+  AttentionDefault attention = AttentionDefault::flash;
+  bool dp_overlap = true;
+  std::uint32_t zero = 0;
+  bool pipeline = true;  // can it run pipeline parallelism at all
+  bool grad_accumulation_fusion = true;  // TrainingSpec::grad_accumulation_fusion
+};
+
+const std::vector<Framework>& frameworks();
+std::optional<Framework> find_framework(const std::string& name);
+std::vector<std::string> framework_names();
+// The framework of a job that names none.
+inline constexpr const char* kDefaultFramework = "megatron-lm";
+
+} // namespace echo::workloads
