@@ -140,10 +140,14 @@ public:
   }
   // Time the GPU ran nothing while its host thread worked: it waited for launches (host-bound).
   double host_bound_s() const { return host_bound_s_; }
+  // Time the host thread worked (launching, or what a trace's host did between its launches).
+  double host_busy_s() const { return host_busy_s_; }
 
 private:
   void advance(double now_s) {
     const double dt = now_s - last_change_s_;
+    if (active_host_ > 0)
+      host_busy_s_ += dt;
     if (active_compute_ > 0) {
       compute_s_ += dt;
     } else if (active_comm_ > 0) {
@@ -173,7 +177,7 @@ private:
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;
   int active_compute_ = 0, active_comm_ = 0, active_host_ = 0, active_carry_in_ = 0;
-  double host_bound_s_ = 0.0;
+  double host_bound_s_ = 0.0, host_busy_s_ = 0.0;
   std::vector<const std::vector<float>*> running_collectives_;
   std::vector<std::uint32_t> active_by_slot_;
   std::uint32_t active_slots_ = 0;

@@ -253,6 +253,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     b.exposed_by_slot_s = rt.exposed_by_slot_s();
     b.slowdown_s = rt.slowdown_s();
     b.host_bound_s = rt.host_bound_s();
+    b.host_busy_s = rt.host_busy_s();
     result.per_rank.push_back(b);
   }
   result.events = state.tasks_done + matcher.steps_timed();

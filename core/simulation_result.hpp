@@ -23,6 +23,7 @@ struct RankBreakdown {
   std::vector<double> exposed_by_slot_s;  // exposed_comm_s split by communicator slot (SimulationResult::slots)
   double slowdown_s = 0.0;  // compute time added by overlap with communication (within compute_s)
   double host_bound_s = 0.0;  // idle GPU while the host thread worked: waiting for launches (within idle_s)
+  double host_busy_s = 0.0;   // the host thread's working time (it overlaps the GPU's)
 };
 
 struct Interval {

@@ -87,6 +87,7 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
                      {"overlap_slowdown_s", b.slowdown_s},
                      {"idle_s", b.idle_s},
                      {"host_bound_s", b.host_bound_s},
+                     {"host_busy_s", b.host_busy_s},
                      {"end_s", b.end_s}});
     if (r.training && b.rank < r.program_of_rank.size())
       ranks.back()["memory_bytes"] = r.training->memory_by_program[r.program_of_rank[b.rank]].total();
@@ -147,13 +148,16 @@ std::string text_summary(const SimulationResult& r) {
     out += "note:           " + std::to_string(r.kernels_without_metrics) + " of " + std::to_string(r.compute_kernels) +
            " compute kernels have no Nsight Compute metrics: the " + r.slowdown_model +
            " model gave them their category's default slowdown (attach metrics with `echo-des import ncu`)\n";
-  double host_bound = 0.0;
-  for (const RankBreakdown& b : r.per_rank)
+  double host_bound = 0.0, host_busy = 0.0;
+  for (const RankBreakdown& b : r.per_rank) {
     host_bound += b.host_bound_s;
+    host_busy += b.host_busy_s;
+  }
   if (host_bound > 0 && !r.per_rank.empty() && r.iteration_time_s > 0) {
-    const double share = host_bound / static_cast<double>(r.per_rank.size()) / r.iteration_time_s;
-    out += "host-bound:     the GPU waited for its host's launches " + fixed(100.0 * share, 1) +
-           "% of the iteration (mean over ranks; within idle)\n";
+    const double ranks = static_cast<double>(r.per_rank.size());
+    out += "host-bound:     the GPU waited for its host's launches " + fixed(100.0 * host_bound / ranks / r.iteration_time_s, 1) +
+           "% of the iteration (mean over ranks; within idle); the host thread worked " + fixed(host_busy / ranks * 1e3, 3) +
+           " ms\n";
   }
   for (const std::string& note : r.notes)
     out += "note:           " + note + "\n";
