@@ -10,9 +10,10 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev doctest-dev
   libxgboost-dev libsimdjson-dev zlib1g-dev
 )
-# CI also opens report.html in a headless browser (the test skips where chromium is absent), and
-# runs a sweep across MPI ranks (echo-des builds the MPI sweep wherever OpenMPI is installed).
-[ "${CI:-}" = "true" ] && packages+=(chromium libopenmpi-dev openmpi-bin)
+# CI also opens report.html in a headless browser (the test skips where chromium is absent), runs
+# a sweep across MPI ranks (echo-des builds the MPI sweep wherever OpenMPI is installed), and the
+# pinned validation subset with python3 (scripts/validate.py).
+[ "${CI:-}" = "true" ] && packages+=(chromium libopenmpi-dev openmpi-bin python3)
 
 missing=()
 for p in "${packages[@]}"; do

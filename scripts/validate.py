@@ -147,8 +147,10 @@ def main():
     ap.add_argument("--max-gpus", type=int, default=512, help="leave out larger runs (their simulation takes minutes)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds one run may take")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", action="store_true", help="print every row's measured and predicted time as JSON (for tests)")
     args = ap.parse_args()
     summary = []
+    every_row = []
     for name in args.datasets.split(","):
         rows = spread([r for r in DATASETS[name]() if gpus_of(r[1]) <= args.max_gpus], args.rows)
         results = []
@@ -159,14 +161,19 @@ def main():
                 continue
             err = (j["iteration_time_s"] - measured) / measured
             results.append((label, measured, j["iteration_time_s"], err, reason(j)))
+            every_row.append({"dataset": name, "row": label, "measured_s": measured, "predicted_s": j["iteration_time_s"]})
         if not results:
             continue
         errs = [r[3] for r in results]
         summary.append((name, len(results), len(rows), statistics.median(abs(e) for e in errs), statistics.median(errs),
                         sum(abs(e) <= 0.10 for e in errs) / len(errs)))
+        if args.json:
+            continue
         for label, measured, predicted, err, why in sorted(results, key=lambda r: -abs(r[3]))[: args.worst]:
             print(f"  {name} worst: {label}: measured {measured:.3f} s, predicted {predicted:.3f} s ({100 * err:+.1f}%): {why}")
-    if args.markdown:
+    if args.json:
+        print(json.dumps(every_row, indent=1))
+    elif args.markdown:
         print("| dataset | rows run | median abs error | signed median | within 10% |")
         print("|---|---:|---:|---:|---:|")
         for name, ran, tried, med, signed, within in summary:
