@@ -1,6 +1,8 @@
 #include "core/training_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace echo::core {
 
@@ -35,6 +37,14 @@ std::optional<TrainingFigures> training_figures(const SimulationResult& r) {
       f.peak_memory = m;
     }
   }
+  std::map<std::string, double> by_kind;
+  for (std::uint32_t rank = 0; rank < r.program_of_rank.size(); ++rank)
+    if (r.program_of_rank[rank] < t.gpu_seconds_by_kind.size())
+      for (const auto& [kind, s] : t.gpu_seconds_by_kind[r.program_of_rank[rank]])
+        by_kind[kind] += s / static_cast<double>(r.program_of_rank.size());
+  f.gpu_seconds_by_kind.assign(by_kind.begin(), by_kind.end());
+  std::stable_sort(f.gpu_seconds_by_kind.begin(), f.gpu_seconds_by_kind.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return f;
 }
 
@@ -60,6 +70,9 @@ IterationBreakdown iteration_breakdown(const SimulationResult& r) {
 
 nlohmann::ordered_json training_json(const TrainingFigures& f) {
   const workloads::MemoryBreakdown& m = f.peak_memory;
+  nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
+  for (const auto& [kind, s] : f.gpu_seconds_by_kind)
+    by_kind[kind] = s;
   return {{"tokens_per_s", f.tokens_per_s},
           {"tflops_per_gpu", f.tflops_per_gpu},
           {"mfu", f.mfu},
@@ -68,7 +81,8 @@ nlohmann::ordered_json training_json(const TrainingFigures& f) {
           {"memory_capacity_bytes", f.memory_capacity_bytes},
           {"peak_memory_breakdown_bytes",
            {{"weights", m.weights}, {"gradients", m.gradients}, {"optimizer", m.optimizer}, {"activations", m.activations},
-            {"buffers", m.buffers}}}};
+            {"buffers", m.buffers}}},
+          {"gpu_seconds_by_kind", by_kind}};
 }
 
 nlohmann::ordered_json breakdown_json(const IterationBreakdown& b) {
@@ -97,6 +111,15 @@ std::string training_text(const SimulationResult& r) {
          ", optimizer " + gb(m.optimizer) + ", activations " + gb(m.activations) + ", buffers " + gb(m.buffers) + ")\n";
   const IterationBreakdown b = iteration_breakdown(r);
   auto ms = [](double s) { return fixed(s * 1e3, 3) + " ms"; };
+  double kernels_s = 0;
+  for (const auto& [kind, s] : f->gpu_seconds_by_kind)
+    kernels_s += s;
+  if (kernels_s > 0) {
+    out += "GPU work:       ";
+    for (std::size_t i = 0; i < f->gpu_seconds_by_kind.size(); ++i)
+      out += (i > 0 ? ", " : "") + f->gpu_seconds_by_kind[i].first + " " + fixed(100 * f->gpu_seconds_by_kind[i].second / kernels_s, 1) + "%";
+    out += " of " + ms(kernels_s) + " of kernels (mean per rank, at full speed)\n";
+  }
   out += "breakdown:      compute " + ms(b.compute_s);
   if (b.overlap_slowdown_s > 0)
     out += ", overlap slowdown " + ms(b.overlap_slowdown_s);

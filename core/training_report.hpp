@@ -17,6 +17,8 @@ struct TrainingFigures {
   double peak_memory_bytes = 0, memory_capacity_bytes = 0;
   std::uint32_t peak_memory_rank = 0;
   workloads::MemoryBreakdown peak_memory;
+  // Kernel seconds at full speed by what they do, mean per rank, largest first.
+  std::vector<std::pair<std::string, double>> gpu_seconds_by_kind;
 };
 
 struct IterationBreakdown {
@@ -31,7 +33,7 @@ IterationBreakdown iteration_breakdown(const SimulationResult& r);
 
 nlohmann::ordered_json training_json(const TrainingFigures& f);
 nlohmann::ordered_json breakdown_json(const IterationBreakdown& b);
-// Lines for the text summary ("throughput: ...", "memory: ...", "breakdown: ...").
+// Lines for the text summary ("throughput: ...", "memory: ...", "GPU work: ...", "breakdown: ...").
 std::string training_text(const SimulationResult& r);
 
 } // namespace echo::core

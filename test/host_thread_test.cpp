@@ -242,3 +242,38 @@ TEST_CASE("bad framework settings: a clear message and exit code 2") {
   CHECK(error_of(kHostBound, "--set workload.training.host.launch_us=3").find("unknown key 'launch_us'") != std::string::npos);
   CHECK(error_of(kHostBound, "--set workload.training.host.sync_after_p2p=maybe").find("sync_after_p2p") != std::string::npos);
 }
+
+TEST_CASE("an fp8 job casts the inputs of its FP8 GEMMs, keeps the LM head in 16 bits and says what its GPU did") {
+  const std::string yaml = R"(platform: {preset: dgx-h100, nodes: 1}
+workload:
+  model: {name: llama3-8b, layers: 2}
+  training: {global_batch: 8, micro_batch: 1, dtype: fp8}
+  parallel: {tp: 1, pp: 1, dp: 8}
+)";
+  const auto fp8 = run_json(yaml);
+  const auto bf16 = run_json(yaml, "--set workload.training.dtype=bf16");
+  const auto& kinds = fp8["training"]["gpu_seconds_by_kind"];
+  REQUIRE(kinds.contains("fp8_cast"));
+  CHECK(kinds["fp8_cast"].get<double>() > 0);
+  CHECK_FALSE(bf16["training"]["gpu_seconds_by_kind"].contains("fp8_cast"));
+  double sum = 0;  // the kinds add up to the kernels' time at full speed
+  for (const auto& [kind, s] : kinds.items())
+    sum += s.get<double>();
+  CHECK(sum == doctest::Approx(fp8["breakdown"]["compute_s"].get<double>()).epsilon(1e-6));
+  // FP8 GEMMs are faster than bf16 ones, the casts cost HBM time: the GEMM time falls, not halves.
+  CHECK(kinds["gemm"].get<double>() < bf16["training"]["gpu_seconds_by_kind"]["gemm"].get<double>());
+  CHECK(kinds["gemm"].get<double>() > 0.5 * bf16["training"]["gpu_seconds_by_kind"]["gemm"].get<double>());
+}
+
+TEST_CASE("a GEMM an fp8 recipe keeps in 16 bits takes the bf16 time") {
+  const ComputeModel fp8(*gpu_preset("h100"), DataType::fp8), bf16(*gpu_preset("h100"), DataType::bf16);
+  KernelOp op;
+  op.shape = KernelShape::gemm;
+  op.m = 8192;
+  op.n = 128256;
+  op.k = 4096;
+  op.fp8_capable = false;
+  CHECK(fp8.time_s(op) == doctest::Approx(bf16.time_s(op)));
+  op.fp8_capable = true;
+  CHECK(fp8.time_s(op) < 0.6 * bf16.time_s(op));
+}

@@ -2,6 +2,7 @@
 // TrainingFacts: what a generated workload knows beyond its tasks — the model arithmetic and the
 // memory each rank needs — so the summary can give tokens/s, TFLOP/s, MFU and peak memory.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct TrainingFacts {
   std::uint32_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
   std::uint32_t micro_batches = 1;
   std::vector<MemoryBreakdown> memory_by_program;  // index: Workload::programs
+  // Per program: its kernels' seconds at full speed by what they do ("gemm", "attention",
+  // "fp8_cast", ...), one iteration's worth.
+  std::vector<std::map<std::string, double>> gpu_seconds_by_kind;
 };
 
 } // namespace echo::workloads

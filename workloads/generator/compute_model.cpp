@@ -100,7 +100,9 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
   const double hbm = gpu_.hbm_Bps * gpu_.memory_efficiency;
   switch (op.shape) {
   case KernelShape::gemm: {
-    const DataType t = op.low_precision ? dtype_ : DataType::fp32;
+    const DataType t = !op.low_precision                                  ? DataType::fp32
+                       : dtype_ == DataType::fp8 && !op.fp8_capable ? DataType::bf16
+                                                                     : dtype_;
     const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
     const double shape = gemm_efficiency(op.m, op.n, op.k, op.batch) / gpu_.gemm_share(dtype_);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);

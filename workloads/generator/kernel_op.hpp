@@ -20,6 +20,9 @@ struct KernelOp {
   bool causal = true;      // attention
   double bytes = 0;        // memory: bytes read + written
   bool low_precision = true;  // gemm in the training dtype (false: kept in fp32, e.g. the router)
+  bool fp8_capable = true;    // false: kept in 16 bits by an fp8 recipe (attention products, the LM head)
+  // What the summary's "GPU work" breakdown counts it as; empty: its category.
+  std::string kind;
 };
 
 double kernel_flops(const KernelOp& op);

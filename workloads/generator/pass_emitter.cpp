@@ -40,7 +40,24 @@ TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, 
   op.k = k;
   op.batch = batch;
   op.low_precision = low_precision;
+  op.fp8_capable = !sixteen_bit_;
   return kernel(op);
+}
+
+// Transformer Engine's FP8 linears take FP8 operands: the 16-bit input of each forward GEMM and the
+// output gradient of each input-gradient GEMM are cast, with a transposed copy kept for the weight
+// gradient (cast_transpose: read 2 bytes, write 1 + 1 per element). Weights are cast once per
+// step (not modelled), the amax bookkeeping is folded into these kernels.
+void PassEmitter::fp8_cast(const std::string& name, double elements) {
+  if (s_.job->training.dtype != DataType::fp8 || sixteen_bit_)
+    return;
+  KernelOp op;
+  op.name = name + ".fp8_cast";
+  op.category = trace::ELEMENTWISE;
+  op.kind = "fp8_cast";
+  op.shape = KernelShape::memory;
+  op.bytes = elements * 4;
+  kernel(op);
 }
 
 TaskId PassEmitter::tp_collective(const std::string& name, trace::CollectiveOp op, double bytes) {
@@ -82,6 +99,7 @@ void PassEmitter::column_parallel_backward(const std::string& name, double in, d
   if (s_.sequence_parallel)
     gathered = tp_collective(name + ".input.allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes);
   const double rows = s_.tokens / batch;
+  fp8_cast(name + ".grad", rows * out * batch);
   gemm(name + ".dgrad", rows, in, out, batch);
   TaskId reduced = kNoTask;
   if (s_.tp > 1)
@@ -99,6 +117,7 @@ void PassEmitter::row_parallel_backward(const std::string& name, double in, doub
   // The backward of a ReduceScatter is an AllGather of the output gradient.
   tp_gather_input(name + ".grad");
   const double rows = s_.tokens / batch;
+  fp8_cast(name + ".grad", rows * out * batch);
   gemm(name + ".dgrad", rows, in, out, batch);
   gemm(name + ".wgrad", in, out, rows, batch);
   if (biased)
@@ -126,6 +145,7 @@ void PassEmitter::unfused_attention(const std::string& p, bool backward) {
   const double b = s_.job->training.micro_batch, heads = s_.heads_local, s = s_.seq_local, d = s_.head_dim;
   const double scores = b * heads * s * s;  // elements of the s x s score / probability tensors
   const double e = s_.element_bytes;
+  const SixteenBit sixteen_bit(*this);  // attention's products stay in 16 bits in fp8 recipes
   if (!backward) {
     gemm(p + "attention.scores", s, s, d, b * heads);
     memory(p + "attention.softmax", trace::ATTENTION, scores * 2 * e);
@@ -197,8 +217,10 @@ void PassEmitter::attention_backward(const std::string& prefix) {
 void PassEmitter::mlp_forward(const std::string& p) {
   const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
   if (!s_.moe) {
+    fp8_cast(p + "mlp.up.input", t * h);
     gemm(p + "mlp.up", t, s_.ffn_local * (s_.swiglu ? 2 : 1), h);
     memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
+    fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
     gemm(p + "mlp.down", t, h, s_.ffn_local);
     return;
   }
@@ -208,9 +230,11 @@ void PassEmitter::mlp_forward(const std::string& p) {
   memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2);
   expert_all_to_all(p + "moe.dispatch.alltoall");
   const double rows = routed / s_.experts_local;
+  fp8_cast(p + "moe.expert.up.input", routed * h);
   gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.swiglu ? 2 : 1), h, s_.experts_local);
   memory(p + (s_.swiglu ? "moe.expert.swiglu" : "moe.expert.gelu"), trace::ELEMENTWISE,
          routed * s_.expert_ffn_local * e * (s_.swiglu ? 3 : 2));
+  fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
   expert_all_to_all(p + "moe.combine.alltoall");
   memory(p + "moe.unpermute", trace::MEMCPY, routed * h * e * 2);
@@ -230,10 +254,12 @@ void PassEmitter::mlp_backward(const std::string& p) {
   memory(p + "moe.unpermute.bwd", trace::MEMCPY, routed * h * e * 2);
   expert_all_to_all(p + "moe.combine.bwd.alltoall");
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
+  fp8_cast(p + "moe.expert.down.grad", routed * h);
   gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
   gemm(p + "moe.expert.down.wgrad", s_.expert_ffn_local, h, rows, batch);
   memory(p + "moe.expert.act.bwd", trace::ELEMENTWISE, routed * s_.expert_ffn_local * act_bytes);
   const double up = s_.expert_ffn_local * (s_.swiglu ? 2 : 1);
+  fp8_cast(p + "moe.expert.up.grad", routed * up);
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
   expert_all_to_all(p + "moe.dispatch.bwd.alltoall");
@@ -251,10 +277,12 @@ void PassEmitter::layer_forward(const std::string& p) {
   gather_parameters(p);
   memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
   tp_gather_input(p + "attention.input");
+  fp8_cast(p + "qkv.input", t * h);
   gemm(p + "qkv", t, qkv, h);
   if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
+  fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
   gemm(p + "attention.out", t, h, s_.heads_local * s_.head_dim);
   tp_reduce_output(p + "attention.out");
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
@@ -312,7 +340,10 @@ void PassEmitter::head_forward() {
   const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
   memory("final_norm", trace::NORMALIZATION, s_.norm_tokens * h * e * 2);
   tp_gather_input("lm_head.input");
-  gemm("lm_head", t, v, h);
+  {
+    const SixteenBit sixteen_bit(*this);  // Megatron's output layer is not an FP8 linear
+    gemm("lm_head", t, v, h);
+  }
   // Vocab-parallel cross entropy: the max, the sum of exponentials and the target logit are
   // reduced across the TP group (three small AllReduces).
   memory("cross_entropy.max", trace::REDUCTION, t * v * e);
@@ -329,7 +360,10 @@ void PassEmitter::head_forward() {
 void PassEmitter::head_backward() {
   const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
   memory("cross_entropy.bwd", trace::ELEMENTWISE, t * v * (4 + e));
-  column_parallel_backward("lm_head", h, v, false);
+  {
+    const SixteenBit sixteen_bit(*this);
+    column_parallel_backward("lm_head", h, v, false);
+  }
   norm_backward("final_norm");
 }
 

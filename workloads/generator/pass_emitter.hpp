@@ -78,6 +78,16 @@ private:
   void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
   void row_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
   void bias_grad(const std::string& name, double out);
+  void fp8_cast(const std::string& name, double elements);
+  // GEMMs emitted while one is alive stay in 16 bits in an fp8 recipe.
+  struct SixteenBit {
+    explicit SixteenBit(PassEmitter& e) : e_(e), was_(e.sixteen_bit_) { e.sixteen_bit_ = true; }
+    ~SixteenBit() { e_.sixteen_bit_ = was_; }
+    SixteenBit(const SixteenBit&) = delete;
+    SixteenBit& operator=(const SixteenBit&) = delete;
+    PassEmitter& e_;
+    bool was_;
+  };
   void norm_backward(const std::string& name);
   void accumulate_gradients(const std::string& prefix);
   void expert_all_to_all(const std::string& name);
@@ -106,6 +116,7 @@ private:
   bool zero3_ = false;
   std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once
   bool accumulating_ = false;                  // this backward adds to gradients of earlier micro-batches
+  bool sixteen_bit_ = false;                   // GEMMs stay in 16 bits (SixteenBit)
 };
 
 } // namespace echo::workloads

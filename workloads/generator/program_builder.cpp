@@ -1,5 +1,7 @@
 #include "workloads/generator/program_builder.hpp"
 
+#include "workloads/kernel_category.hpp"
+
 #include <cmath>
 
 namespace echo::workloads {
@@ -37,6 +39,7 @@ TaskId ProgramBuilder::compute(const std::string& stream, const KernelOp& op, do
   t.set_category(op.category);
   t.mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(time_s * 1e9)));
   compute_s_ += time_s;
+  seconds_by_kind_[op.kind.empty() ? lowercase(trace::Category_Name(op.category)) : op.kind] += time_s;
   return t.id();
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ public:
   TaskId last(const std::string& stream) const;
   std::uint64_t size() const { return next_id_; }
   double compute_s() const { return compute_s_; }
+  // Kernel seconds by what they do (KernelOp::kind, else the category), for the summary.
+  const std::map<std::string, double>& seconds_by_kind() const { return seconds_by_kind_; }
 
 private:
   TaskId transfer(bool sending, const std::string& stream, const std::string& name, const std::string& slot, std::uint32_t peer,
@@ -69,6 +72,7 @@ private:
   std::vector<TaskId> last_of_stream_;
   TaskId next_id_ = 0;
   double compute_s_ = 0;
+  std::map<std::string, double> seconds_by_kind_;
   double launch_cost_s_ = 0, collective_launch_cost_s_ = 0;
   std::vector<double> launch_costs_;  // per task id
   std::vector<HostWait> host_waits_;

@@ -310,6 +310,7 @@ GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& m
       if (job.merge_kernels)
         merge_kernel_runs(tmpl, job.merge_same_category_only);
       out.facts.memory_by_program.push_back(stage_memory(shapes, stage));
+      out.facts.gpu_seconds_by_kind.push_back(builder.program().seconds_by_kind());
     }
 
   for (std::uint32_t r = 0; r < layout.world(); ++r) {
