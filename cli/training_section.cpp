@@ -110,8 +110,7 @@ workloads::HostModel read_host(const YAML::Node& t, workloads::HostModel host, c
 workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Framework& framework, const std::string& file) {
   check_keys(t, "workload.training", allowed_keys("workload.training"), file);
   workloads::TrainingSpec spec;
-  spec.attention = framework.attention == workloads::AttentionDefault::unfused ? workloads::AttentionKernel::unfused
-                                                                              : workloads::AttentionKernel::flash;
+  spec.attention = framework.attention;
   spec.grad_accumulation_fusion = framework.grad_accumulation_fusion;
   if (t["grad_accumulation_fusion"])
     spec.grad_accumulation_fusion =
@@ -127,10 +126,12 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
     const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
   }
-  if (t["attention"])
-    spec.attention = one_of(t["attention"], "attention", {"flash", "unfused"}, file) == "unfused"
-                         ? workloads::AttentionKernel::unfused
-                         : workloads::AttentionKernel::flash;
+  if (t["attention"]) {
+    const std::string a = one_of(t["attention"], "attention", {"flash", "flash1", "unfused"}, file);
+    spec.attention = a == "unfused" ? workloads::AttentionKernel::unfused
+                     : a == "flash1" ? workloads::AttentionKernel::flash1
+                                     : workloads::AttentionKernel::flash;
+  }
   return spec;
 }
 

@@ -11,7 +11,8 @@ Datasets and how a row becomes a job (each dataset's framework recipe, as its so
   parallelism with TP, the distributed optimizer, overlapped gradient reduction, the recipe's
   recompute, context / expert / virtual-pipeline parallelism as listed.
 - foundry: llm-foundry's MPT runs on A100: pure FSDP (FULL_SHARD: ZeRO-3), bf16, activation
-  checkpointing as listed, MPT's 50,368-token vocabulary.
+  checkpointing as listed, MPT's 50,368-token vocabulary, and MPT's Triton FlashAttention (the
+  benchmark script's default `--attn_impl triton`: attention `flash1`).
 
   scripts/validate.py [--datasets vtrain,dgxc,...] [--rows N] [--echo build/echo-des] [--markdown]
 
@@ -93,7 +94,8 @@ def foundry_rows():
         yield name, job({"preset": "dgx-a100", "nodes": max(1, math.ceil(gpus / 8)), "gpu": gpu},
                         {"layers": r["n_layers"], "hidden": r["d_model"], "heads": r["n_heads"], "vocab": 50368, "seq_len": r["SeqLen (T)"]},
                         {"global_batch": r["GlobalBatchSize"], "micro_batch": r["MicroBatchSize"], "dtype": "bf16",
-                         "recompute": "full" if r["Activation Checkpointing"] == "True" else "none", "framework": "fsdp"},
+                         "recompute": "full" if r["Activation Checkpointing"] == "True" else "none", "framework": "fsdp",
+                         "attention": "flash1"},
                         {"tp": 1, "pp": 1, "dp": gpus}), seconds
 
 

@@ -277,3 +277,16 @@ TEST_CASE("a GEMM an fp8 recipe keeps in 16 bits takes the bf16 time") {
   op.fp8_capable = true;
   CHECK(fp8.time_s(op) < 0.6 * bf16.time_s(op));
 }
+
+TEST_CASE("first-generation fused attention runs at half FlashAttention-2's speed") {
+  const ComputeModel model(*gpu_preset("a100"), DataType::bf16);
+  KernelOp op;
+  op.shape = KernelShape::attention_forward;
+  op.batch = 32;
+  op.m = op.n = 8192;
+  op.k = 128;
+  const double flash2 = model.time_s(op);
+  op.relative_speed = relative_attention_speed(AttentionKernel::flash1);
+  CHECK(model.time_s(op) == doctest::Approx(2 * flash2).epsilon(0.01));  // a 2 us launch overhead aside
+  CHECK(error_of(kHostBound, "--set workload.training.attention=flash3").find("flash, flash1, unfused") != std::string::npos);
+}

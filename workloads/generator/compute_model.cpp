@@ -115,7 +115,8 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
     const DataType t = dtype_ == DataType::fp8 ? DataType::bf16 : dtype_;
     const double share = op.shape == KernelShape::attention_forward ? 0.85 : 0.70;
     const double blocks = op.batch * std::ceil(op.m / 128);
-    const double eff = gpu_.gemm_share(t) * share * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
+    const double eff =
+        gpu_.gemm_share(t) * share * op.relative_speed * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * eff);
     const double memory = op.bytes / hbm;
     return std::max(compute, memory);

@@ -29,23 +29,23 @@ std::vector<Framework> table() {
   // .item() and, in fp16, the found-inf check.
   t.push_back({"megatron-lm", "Megatron-LM with Megatron-Core (2023 on): FlashAttention, gradients reduced under the backward pass",
                "NVIDIA/Megatron-LM: megatron/core/pipeline_parallel/p2p_communication.py, megatron/core/optimizer/clip_grads.py",
-               eager_pytorch(true, true), AttentionDefault::flash, true, 0, true});
+               eager_pytorch(true, true), AttentionKernel::flash, true, 0, true});
   t.push_back({"megatron-deepspeed", "Megatron-DeepSpeed (2022): fp16 with loss scaling, unfused softmax attention, gradients all-reduced after the backward pass",
                "microsoft/Megatron-DeepSpeed: megatron/p2p_communication.py (synchronize after each exchange), "
                "megatron/optimizer (found-inf and gradient-norm .item()), no gradient bucketing; DeepSpeed's engine "
                "accumulates gradients in .grad (no fused accumulation)",
-               eager_pytorch(true, true), AttentionDefault::unfused, false, 0, true, false});
+               eager_pytorch(true, true), AttentionKernel::unfused, false, 0, true, false});
   t.push_back({"nemo", "NeMo on Megatron-Core: the distributed optimizer (ZeRO-1), overlapped gradient reduce and parameter gather",
                "NVIDIA/NeMo recipes (megatron_gpt_config: use_distributed_optimizer, overlap_grad_sync, overlap_param_sync)",
-               eager_pytorch(true, true), AttentionDefault::flash, true, 1, true});
+               eager_pytorch(true, true), AttentionKernel::flash, true, 1, true});
   // FSDP returns the gradient norm as a tensor; Composer and torchtitan read losses only when they log.
   t.push_back({"fsdp", "PyTorch FSDP FULL_SHARD (llm-foundry / Composer): parameters gathered per layer, gradients reduce-scattered",
-               "pytorch/pytorch torch/distributed/fsdp; mosaicml/llm-foundry", eager_pytorch(false, false), AttentionDefault::flash, true, 3,
+               "pytorch/pytorch torch/distributed/fsdp; mosaicml/llm-foundry", eager_pytorch(false, false), AttentionKernel::flash, true, 3,
                false});
   t.push_back({"torchtitan", "torchtitan: FSDP2 sharding, eager mode (no torch.compile)", "pytorch/torchtitan",
-               eager_pytorch(true, false), AttentionDefault::flash, true, 3, true});
+               eager_pytorch(true, false), AttentionKernel::flash, true, 3, true});
   t.push_back({"none", "no framework: an infinitely fast host that never waits (the GPU's time alone)", "-", HostModel{},
-               AttentionDefault::flash, true, 0, true});
+               AttentionKernel::flash, true, 0, true});
   return t;
 }
 

@@ -4,6 +4,8 @@
 // differ between frameworks (attention kernels, overlapped gradient reduction, sharding) and the
 // host thread's costs and synchronisations. Every value is overridable in the job and documented in
 // docs/generator.md with where it came from.
+#include "workloads/generator/attention_kernel.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,14 +25,12 @@ struct HostModel {
   bool enabled() const { return forward_op_s > 0 || backward_op_s > 0 || collective_op_s > 0 || optimizer_op_s > 0; }
 };
 
-enum class AttentionDefault { flash, unfused };
-
 struct Framework {
   std::string name;
   std::string what;    // one line for `--help` and the docs
   std::string source;  // where its defaults come from
   HostModel host;
-  AttentionDefault attention = AttentionDefault::flash;
+  AttentionKernel attention = AttentionKernel::flash;
   bool dp_overlap = true;
   std::uint32_t zero = 0;
   bool pipeline = true;  // can it run pipeline parallelism at all

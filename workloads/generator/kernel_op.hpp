@@ -21,6 +21,7 @@ struct KernelOp {
   double bytes = 0;        // memory: bytes read + written
   bool low_precision = true;  // gemm in the training dtype (false: kept in fp32, e.g. the router)
   bool fp8_capable = true;    // false: kept in 16 bits by an fp8 recipe (attention products, the LM head)
+  double relative_speed = 1;  // attention: the implementation's throughput relative to FlashAttention-2's class
   // What the summary's "GPU work" breakdown counts it as; empty: its category.
   std::string kind;
 };

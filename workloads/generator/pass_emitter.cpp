@@ -169,6 +169,7 @@ KernelOp PassEmitter::fused_attention(KernelShape shape) const {
   KernelOp op;
   op.category = trace::ATTENTION;
   op.shape = shape;
+  op.relative_speed = relative_attention_speed(s_.job->training.attention);
   op.batch = s_.job->training.micro_batch * heads;
   op.m = s_.seq_local;
   op.n = s_.seq_local;

@@ -2,6 +2,7 @@
 // TrainingJob: the `workload: {model, training, parallel}` part of a job file — a transformer, how
 // it is trained and how it is laid out over the GPUs. Every field has the default the job-file
 // documentation gives. check_training_job() enforces the rules Megatron-LM enforces.
+#include "workloads/generator/attention_kernel.hpp"
 #include "workloads/generator/frameworks.hpp"
 #include "workloads/generator/gpu_specs.hpp"
 #include "workloads/model_presets.hpp"
@@ -12,10 +13,6 @@
 namespace echo::workloads {
 
 enum class Recompute { none, selective, full };
-// flash: one fused kernel (FlashAttention; no s x s tensor in memory). unfused: Megatron-LM's
-// pre-FlashAttention path — a batched Q K^T GEMM, a fused scale-mask-softmax, dropout on the
-// probabilities and a batched GEMM with V, the s x s scores going through HBM.
-enum class AttentionKernel { flash, unfused };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 
 struct TrainingSpec {
