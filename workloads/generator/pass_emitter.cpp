@@ -21,10 +21,11 @@ TaskId PassEmitter::kernel(const KernelOp& op) {
   return last_kernel_ = id;
 }
 
-TaskId PassEmitter::memory(const std::string& name, trace::Category category, double bytes) {
+TaskId PassEmitter::memory(const std::string& name, trace::Category category, double bytes, const char* kind) {
   KernelOp op;
   op.name = name;
   op.category = category;
+  op.kind = kind;
   op.shape = KernelShape::memory;
   op.bytes = bytes;
   return kernel(op);
@@ -227,8 +228,8 @@ void PassEmitter::mlp_forward(const std::string& p) {
   }
   const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
   gemm(p + "moe.router", t, experts, h, 1, false);
-  memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3);
-  memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2);
+  memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3, "moe_routing");
+  memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2, "moe_permute");
   expert_all_to_all(p + "moe.dispatch.alltoall");
   const double rows = routed / s_.experts_local;
   fp8_cast(p + "moe.expert.up.input", routed * h);
@@ -238,7 +239,7 @@ void PassEmitter::mlp_forward(const std::string& p) {
   fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
   expert_all_to_all(p + "moe.combine.alltoall");
-  memory(p + "moe.unpermute", trace::MEMCPY, routed * h * e * 2);
+  memory(p + "moe.unpermute", trace::MEMCPY, routed * h * e * 2, "moe_permute");
 }
 
 void PassEmitter::mlp_backward(const std::string& p) {
@@ -252,7 +253,7 @@ void PassEmitter::mlp_backward(const std::string& p) {
   }
   const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
   tp_gather_input(p + "moe.grad");
-  memory(p + "moe.unpermute.bwd", trace::MEMCPY, routed * h * e * 2);
+  memory(p + "moe.unpermute.bwd", trace::MEMCPY, routed * h * e * 2, "moe_permute");
   expert_all_to_all(p + "moe.combine.bwd.alltoall");
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
   fp8_cast(p + "moe.expert.down.grad", routed * h);
@@ -264,7 +265,7 @@ void PassEmitter::mlp_backward(const std::string& p) {
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
   expert_all_to_all(p + "moe.dispatch.bwd.alltoall");
-  memory(p + "moe.permute.bwd", trace::MEMCPY, routed * h * e * 2);
+  memory(p + "moe.permute.bwd", trace::MEMCPY, routed * h * e * 2, "moe_permute");
   gemm(p + "moe.router.dgrad", t, h, experts, 1, false);
   gemm(p + "moe.router.wgrad", experts, h, t, 1, false);
   if (s_.tp > 1)

@@ -68,7 +68,8 @@ public:
 
 private:
   TaskId kernel(const KernelOp& op);
-  TaskId memory(const std::string& name, trace::Category category, double bytes);
+  // `kind`: what the summary's "GPU work" counts it as (empty: its category).
+  TaskId memory(const std::string& name, trace::Category category, double bytes, const char* kind = "");
   TaskId gemm(const std::string& name, double m, double n, double k, double batch = 1, bool low_precision = true);
   TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
