@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Every nccl-tests table of ../shared/data/collectives/multi-node/ against `echo-des nccl-tests` on
+a platform built from what the cluster is published to be: per table, the median and max |error| of
+the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/tools/nccl-compare.py
+reads errors). Nothing is fitted here: this is the baseline of issue 17.
+
+  scripts/collectives_validate.py [--echo build/echo-des] [--markdown] [--only SUBSTRING]
+
+Clusters and how they are built (presets and `--set`-able figures; what the model cannot express yet
+is said in the `approximation` column of the output):
+- AWS p5.48xlarge: 8x H100 SXM; 32x 100 Gb/s EFA per node -> 8 NICs of 400 Gb/s (same aggregate).
+- GCP A3 Mega: 8x H100 SXM; 8x 200 Gb/s NICs per node.
+- Dell XE9680 / H100 IB clusters (nccl-tests issue 309, xxrjun): 8x H100, 8x 400 Gb/s InfiniBand.
+- ALCF Polaris and Sirius: 4x A100-40GB joined by NVLink without an NVSwitch, 2x 200 Gb/s Slingshot-11
+  -> the NVSwitch model with 4 GPUs per node, 100 GB/s per GPU pair is not expressible yet.
+- ALCF Sophia: 8x A100 (DGX A100 class), NICs not stated -> 8x 200 Gb/s HDR.
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.path.join(ROOT, "..", "shared", "data", "collectives", "multi-node")
+
+# (filename pattern, preset, GPUs per node, extra --set figures, approximation)
+CLUSTERS = [
+    (r"^aws_p5", "dgx-h100", 8, ["nics_per_node=8", "nic_bw=400Gbps"], "32 EFA NICs as 8 of 4x the speed"),
+    (r"^gcp_a3mega", "dgx-h100", 8, ["nic_bw=200Gbps"], ""),
+    (r"^nccltests309_|^h100_10n", "dgx-h100", 8, [], ""),
+    (r"polaris|sirius", "dgx-a100", 4, ["gpu=A100-SXM4-40GB", "nics_per_node=2", "nic_bw=200Gbps"],
+     "NVLink without NVSwitch modelled as a switch"),
+    (r"sophia", "dgx-a100", 8, [], "NICs not stated: 8x HDR"),
+]
+
+
+def describe_table(name):
+    for pattern, preset, per_node, sets, approx in CLUSTERS:
+        if re.search(pattern, name):
+            return preset, per_node, sets, approx
+    return None
+
+
+def layout(name, manifest_row):
+    """Nodes and GPUs per node of a table, from its name where the manifest gives a range."""
+    m = re.search(r"_n(\d+)\.g(\d+)", name)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = re.search(r"_(\d+)n_g(\d+)_", name)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = re.search(r"_(\d+)n_", name)
+    nodes = int(m.group(1)) if m else int(re.match(r"\d+", manifest_row["nodes"]).group(0))
+    return nodes, int(re.match(r"\d+", manifest_row["gpus_per_node"]).group(0))
+
+
+OPS = {"all_reduce_perf": "all_reduce", "all_gather_perf": "all_gather", "reduce_scatter_perf": "reduce_scatter",
+       "alltoall_perf": "alltoall", "sendrecv_perf": "sendrecv"}
+
+
+def measured(path):
+    rows = {}
+    dtype = "float"
+    for r in csv.DictReader(open(path)):
+        try:
+            if int(r["size_bytes"]) > 0:
+                rows[int(r["size_bytes"])] = float(r["oop_time_us"])
+            dtype = r["type"]
+        except (ValueError, KeyError):
+            continue
+    return rows, dtype
+
+
+def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi):
+    platform = f"preset:{preset}:{nodes}"
+    cmd = [echo, "nccl-tests", "--platform", platform, "-g", str(nodes * per_node), "--op", op, "-d", dtype, "-b", str(lo),
+           "-e", str(hi)]
+    for s in sets + [f"gpus_per_node={per_node}"]:
+        cmd += ["--set", s]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[0] if out.stderr.strip() else f"exit {out.returncode}"
+    times = {}
+    for line in out.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[0].isdigit():
+            times[int(f[0])] = float(f[5])
+    return times, ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
+    results = []
+    for name in sorted(manifest):
+        if a.only not in name:
+            continue
+        cluster = describe_table(name)
+        row = manifest[name]
+        if cluster is None or row["op"] not in OPS:
+            print(f"{name}: skipped (cluster or op not described)", file=sys.stderr)
+            continue
+        preset, per_node, sets, approx = cluster
+        nodes, per_node = layout(name, row)
+        real, dtype = measured(os.path.join(DATA, name))
+        if not real:
+            continue
+        # A node's NICs are one per GPU at most: a run with fewer GPUs per node than NICs uses the
+        # GPUs' own NICs (NCCL picks the closest), the rest idle.
+        sets = [s for s in sets if not s.startswith("nics_per_node=")] + (
+            [f"nics_per_node={per_node}"] if per_node < 8 else [s for s in sets if s.startswith("nics_per_node=")])
+        sizes_run = [s for s in real if s > 0]
+        sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run))
+        if sim is None:
+            print(f"{name}: not run: {why}", file=sys.stderr)
+            continue
+        sizes = [s for s in sorted(real) if s in sim and real[s] > 0]
+        err = {s: sim[s] / real[s] - 1 for s in sizes}
+        big = [abs(err[s]) for s in sizes if s >= 1 << 20] or [float("nan")]
+        every = [abs(e) for e in err.values()]
+        signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])
+        results.append((name, OPS[row["op"]], nodes, per_node, statistics.median(big), max(big), signed_big,
+                        statistics.median(every), max(every), approx))
+    if a.markdown:
+        print("| table | op | nodes x GPUs | median \\|err\\| >= 1 MiB | max >= 1 MiB | signed median >= 1 MiB | median \\|err\\| all | max all | approximation |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---|")
+        for n, op, nodes, g, mb, xb, sb, ma, xa, ap_ in results:
+            print(f"| {n} | {op} | {nodes} x {g} | {100 * mb:.1f}% | {100 * xb:.1f}% | {100 * sb:+.1f}% | {100 * ma:.1f}% | "
+                  f"{100 * xa:.1f}% | {ap_} |")
+    else:
+        for n, op, nodes, g, mb, xb, sb, ma, xa, ap_ in results:
+            print(f"{n[:60]:60s} {op:15s} {nodes:3d}x{g}  >=1MiB med {100 * mb:5.1f}% ({100 * sb:+6.1f}%) max {100 * xb:6.1f}%   "
+                  f"all med {100 * ma:5.1f}% max {100 * xa:6.1f}%")
+    if results:
+        meds = [r[4] for r in results if r[4] == r[4]]
+        print(f"{len(results)} tables: median over tables of the median |error| >= 1 MiB {100 * statistics.median(meds):.1f}%, "
+              f"over all sizes {100 * statistics.median(r[7] for r in results):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
