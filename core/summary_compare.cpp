@@ -61,6 +61,33 @@ std::map<CollectiveKey, json> collectives_of(const json& s) {
   return out;
 }
 
+// Generated jobs' settings that differ between the runs, or that one run has and the other not.
+std::string settings_diff(const json& a, const json& b) {
+  auto settings = [](const json& s) {
+    std::map<std::string, std::string> out;
+    if (s.contains("workload") && s["workload"].is_object() && s["workload"].contains("settings") &&
+        s["workload"]["settings"].is_object())
+      for (const auto& [key, value] : s["workload"]["settings"].items())
+        out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    return out;
+  };
+  const auto sa = settings(a), sb = settings(b);
+  if (sa.empty() && sb.empty())
+    return "";
+  std::string out;
+  std::map<std::string, std::pair<std::string, std::string>> all;
+  for (const auto& [k, v] : sa)
+    all[k].first = v;
+  for (const auto& [k, v] : sb)
+    all[k].second = v;
+  for (const auto& [k, v] : all)
+    if (v.first != v.second)
+      out += format("  %-34s %18s %18s\n", k.c_str(), v.first.empty() ? "-" : v.first.c_str(), v.second.empty() ? "-" : v.second.c_str());
+  if (sa.empty() || sb.empty())
+    return "settings: only " + std::string(sa.empty() ? "B" : "A") + " is a generated job with recorded settings\n\n";
+  return out.empty() ? "settings: the same\n\n" : "settings that differ:\n" + out + "\n";
+}
+
 std::string workload_name(const json& s) {
   const auto& w = s["workload"];
   return w.is_object() ? w.value("name", w.value("source", "")) : "";
@@ -91,7 +118,7 @@ json read_summary(const std::string& path) {
 
 std::string compare_summaries(const json& a, const std::string& a_name, const json& b, const std::string& b_name,
                               std::size_t max_collectives) {
-  std::string out;
+  std::string out = settings_diff(a, b);
   out += format("%-22s %18s %18s %10s\n", "", "A", "B", "change");
   auto row = [&](const char* label, double va, double vb) {
     out += format("%-22s %15.6f ms %15.6f ms %10s\n", label, va * 1e3, vb * 1e3, change(va, vb).c_str());

@@ -51,6 +51,12 @@ std::string row(const std::string& label, double compute_s, double comm_s, doubl
 nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_clock) {
   nlohmann::ordered_json j;
   j["workload"] = {{"name", r.workload_name}, {"source", r.workload_source}, {"ranks", r.ranks}, {"tasks", r.tasks}};
+  if (r.training && !r.training->settings.empty()) {
+    nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : r.training->settings)
+      settings[key] = value;
+    j["workload"]["settings"] = settings;
+  }
   j["platform"] = {{"description", r.platform}, {"gpus", r.gpus}};
   {
     const SlowdownCost cost = slowdown_cost(r);

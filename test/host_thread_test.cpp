@@ -290,3 +290,27 @@ TEST_CASE("first-generation fused attention runs at half FlashAttention-2's spee
   CHECK(model.time_s(op) == doctest::Approx(2 * flash2).epsilon(0.01));  // a 2 us launch overhead aside
   CHECK(error_of(kHostBound, "--set workload.training.attention=flash3").find("flash, flash1, unfused") != std::string::npos);
 }
+
+TEST_CASE("a generated job's summary records its settings with every default explicit, and compare diffs them") {
+  test::TempDir dir;
+  const std::string job = dir.file("job.yaml", kHostBound);
+  const auto a = test::run_cli("run " + job + " -q --out " + dir.path().string() + "/a");
+  const auto b = test::run_cli("run " + job + " -q --out " + dir.path().string() + "/b --set workload.parallel.pp=1 --set workload.training.framework=nemo");
+  REQUIRE(a.code == 0);
+  REQUIRE(b.code == 0);
+  const auto summary = nlohmann::json::parse(test::slurp(dir.path().string() + "/a/summary.json"));
+  const auto& settings = summary["workload"]["settings"];
+  CHECK(settings["training.framework"] == "megatron-deepspeed");
+  CHECK(settings["training.attention"] == "unfused");  // the framework's default, never written in the job
+  CHECK(settings["parallel.dp_overlap"] == "false");
+  CHECK(settings["training.host.forward_op_us"] == "31");
+  CHECK(settings["parallel.dp"] == "4");
+  CHECK(settings["model.ffn_hidden"] == "2048");  // 4 x hidden, filled in
+  const auto compared = test::run_cli("compare " + dir.path().string() + "/a " + dir.path().string() + "/b");
+  REQUIRE(compared.code == 0);
+  CHECK(compared.out.rfind("settings that differ:", 0) == 0);
+  CHECK(compared.out.find("training.framework") != std::string::npos);
+  CHECK(compared.out.find("parallel.pp") != std::string::npos);
+  CHECK(compared.out.find("parallel.dp_overlap") != std::string::npos);  // the frameworks differ there
+  CHECK(compared.out.find("model.layers") == std::string::npos);  // the same on both sides
+}

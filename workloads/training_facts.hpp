@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace echo::workloads {
@@ -28,6 +29,8 @@ struct TrainingFacts {
   // Per program: its kernels' seconds at full speed by what they do ("gemm", "attention",
   // "fp8_cast", ...), one iteration's worth.
   std::vector<std::map<std::string, double>> gpu_seconds_by_kind;
+  // The job's settings with every default explicit, as the job file spells them (resolved_settings.hpp).
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
 } // namespace echo::workloads

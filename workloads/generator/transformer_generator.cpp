@@ -6,6 +6,7 @@
 #include "workloads/generator/pass_emitter.hpp"
 #include "workloads/generator/pipeline_schedule.hpp"
 #include "workloads/generator/rank_layout.hpp"
+#include "workloads/generator/resolved_settings.hpp"
 
 #include <map>
 
@@ -367,6 +368,7 @@ GeneratedJob generate_training_job(const TrainingJob& job, const ComputeModel& m
   f.cp = p.cp;
   f.ep = p.ep;
   f.micro_batches = micro_batches(job);
+  f.settings = resolved_settings(job);
   return out;
 }
 
