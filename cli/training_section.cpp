@@ -19,6 +19,12 @@ void read_count(const YAML::Node& m, const char* key, std::uint32_t& field, std:
     field = whole_number(m[key], key, file, minimum);
 }
 
+// Sets `field` from m[key] (true or false) when the key is there.
+void read_flag(const YAML::Node& m, const char* key, bool& field, const std::string& fix, const std::string& file) {
+  if (m[key])
+    field = either(m[key], key, "true", "false", file, fix);
+}
+
 workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
   check_keys(m, "workload.model", allowed_keys("workload.model"), file);
   workloads::ModelDims dims;
@@ -59,11 +65,10 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
   }
   if (m["activation"])
     dims.activation = one_of(m["activation"], "activation", {"gelu", "swiglu"}, file) == "swiglu" ? Activation::swiglu : Activation::gelu;
-  if (m["tied_embeddings"])
-    dims.tied_embeddings = either(m["tied_embeddings"], "tied_embeddings", "true", "false", file,
-                                  "true: the LM head shares the input embedding (GPT); false: its own matrix (Llama)");
-  else if (!m["name"])
+  if (!m["name"])  // a model given by its dimensions ties like GPT when it is GPT-like
     dims.tied_embeddings = dims.activation == Activation::gelu;
+  read_flag(m, "tied_embeddings", dims.tied_embeddings,
+            "true: the LM head shares the input embedding (GPT); false: its own matrix (Llama)", file);
   if (m["moe"]) {
     const YAML::Node moe = require_map(m, "moe", file, false);
     check_keys(moe, "workload.model.moe", allowed_keys("workload.model.moe"), file);
@@ -98,12 +103,10 @@ workloads::HostModel read_host(const YAML::Node& t, workloads::HostModel host, c
   micros("backward_op_us", host.backward_op_s);
   micros("collective_op_us", host.collective_op_s);
   micros("optimizer_op_us", host.optimizer_op_s);
-  if (h["sync_after_p2p"])
-    host.sync_after_p2p = either(h["sync_after_p2p"], "sync_after_p2p", "true", "false", file,
-                                 "true: the host synchronizes the device after each pipeline exchange, as Megatron does");
-  if (h["sync_before_step"])
-    host.sync_before_step = either(h["sync_before_step"], "sync_before_step", "true", "false", file,
-                                   "true: the host reads the gradient norm (.item()) before the optimizer step");
+  read_flag(h, "sync_after_p2p", host.sync_after_p2p,
+            "true: the host synchronizes the device after each pipeline exchange, as Megatron does", file);
+  read_flag(h, "sync_before_step", host.sync_before_step,
+            "true: the host reads the gradient norm (.item()) before the optimizer step", file);
   return host;
 }
 
@@ -112,10 +115,8 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
   workloads::TrainingSpec spec;
   spec.attention = framework.attention;
   spec.grad_accumulation_fusion = framework.grad_accumulation_fusion;
-  if (t["grad_accumulation_fusion"])
-    spec.grad_accumulation_fusion =
-        either(t["grad_accumulation_fusion"], "grad_accumulation_fusion", "true", "false", file,
-               "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch");
+  read_flag(t, "grad_accumulation_fusion", spec.grad_accumulation_fusion,
+            "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch", file);
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
   if (t["micro_batch"])
@@ -149,15 +150,11 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
   count("virtual_stages", spec.virtual_stages, 1);
   if (p["zero"])
     spec.zero = static_cast<std::uint32_t>(std::stoi(one_of(p["zero"], "zero", {"0", "1", "2", "3"}, file)));
-  if (p["sequence_parallel"])
-    spec.sequence_parallel = either(p["sequence_parallel"], "sequence_parallel", "true", "false", file,
-                                    "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)");
-  if (p["dp_overlap"])
-    spec.dp_overlap = either(p["dp_overlap"], "dp_overlap", "true", "false", file,
-                             "true overlaps the gradient buckets with the backward pass");
-  if (p["p2p_overlap"])
-    spec.p2p_overlap = either(p["p2p_overlap"], "p2p_overlap", "true", "false", file,
-                              "true lets a pipeline stage go on while its sends wait for the neighbour");
+  read_flag(p, "sequence_parallel", spec.sequence_parallel,
+            "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)", file);
+  read_flag(p, "dp_overlap", spec.dp_overlap, "true overlaps the gradient buckets with the backward pass", file);
+  read_flag(p, "p2p_overlap", spec.p2p_overlap,
+            "true lets a pipeline stage go on while its sends wait for the neighbour", file);
   if (p["schedule"]) {
     const std::string s = one_of(p["schedule"], "schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, file);
     spec.schedule = s == "gpipe" ? PipelineSchedule::gpipe : s == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;
@@ -195,9 +192,8 @@ workloads::TrainingJob read_training_job(const YAML::Node& workload, const std::
     throw UserError(file, line_of(workload["parallel"]["pp"]),
                     "framework '" + framework.name + "' has no pipeline parallelism, but pp is " + std::to_string(job.parallel.pp),
                     "use pp: 1 (shard with zero and dp instead), or a framework with pipelines: megatron-lm, nemo, torchtitan");
-  if (workload["merge_kernels"])
-    job.merge_kernels = either(workload["merge_kernels"], "merge_kernels", "true", "false", file,
-                               "false keeps every kernel as its own task (more timeline detail, slower runs)");
+  read_flag(workload, "merge_kernels", job.merge_kernels,
+            "false keeps every kernel as its own task (more timeline detail, slower runs)", file);
   if (workload["profile"])
     job.profile_db = resolve(scalar(workload["profile"], "profile", file), base_dir);
   return job;
