@@ -105,6 +105,8 @@ workloads::HostModel read_host(const YAML::Node& t, workloads::HostModel host, c
   micros("optimizer_op_us", host.optimizer_op_s);
   read_flag(h, "sync_after_p2p", host.sync_after_p2p,
             "true: the host synchronizes the device after each pipeline exchange, as Megatron does", file);
+  read_flag(h, "sync_moe_dispatch", host.sync_moe_dispatch,
+            "true: the MoE dispatcher reads the tokens per expert on the host before its all-to-all, as Megatron-Core's does", file);
   read_flag(h, "sync_before_step", host.sync_before_step,
             "true: the host reads the gradient norm (.item()) before the optimizer step", file);
   return host;

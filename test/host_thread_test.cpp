@@ -314,3 +314,32 @@ TEST_CASE("a generated job's summary records its settings with every default exp
   CHECK(compared.out.find("parallel.dp_overlap") != std::string::npos);  // the frameworks differ there
   CHECK(compared.out.find("model.layers") == std::string::npos);  // the same on both sides
 }
+
+TEST_CASE("Megatron-Core's MoE dispatcher waits on the host for the routing before its all-to-all") {
+  // How many host waits for a routing kernel the first stage's program holds.
+  auto routing_waits = [](bool sync, int ep) {
+    TrainingJob job;
+    job.model = *model_preset("mixtral-8x7b");
+    job.model.layers = 2;
+    job.model.seq_len = 512;
+    job.training.global_batch = 8;
+    job.parallel.dp = 0;
+    job.parallel.ep = ep;
+    job.host = find_framework("megatron-lm")->host;
+    job.host.sync_moe_dispatch = sync;
+    job.origin = "job.yaml";
+    check_training_job(job, 8, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    int waits = 0;
+    for (const trace::Task& t : g.trace.templates(0).tasks())
+      if (t.category() == trace::HOST && t.name().find("host waits for") == 0 && t.name().find("moe.topk") != std::string::npos)
+        ++waits;
+    return waits;
+  };
+  CHECK(find_framework("megatron-lm")->host.sync_moe_dispatch);
+  CHECK_FALSE(find_framework("megatron-deepspeed")->host.sync_moe_dispatch);
+  // One per MoE layer and micro-batch: 2 layers, one micro-batch per rank (global batch 8 over dp 8).
+  CHECK(routing_waits(true, 8) == 2);
+  CHECK(routing_waits(false, 8) == 0);
+  CHECK(routing_waits(true, 1) == 0);  // no all-to-all, nothing to size on the host
+}

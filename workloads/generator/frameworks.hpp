@@ -22,6 +22,9 @@ struct HostModel {
   double optimizer_op_s = 0;   // a kernel of the optimizer step
   bool sync_after_p2p = false;     // torch.cuda.synchronize() after each pipeline exchange
   bool sync_before_step = false;   // `.item()` on the gradient norm (and fp16's found-inf) before the step
+  // The MoE token dispatcher copies the tokens per expert to the host and synchronizes the stream
+  // before its all-to-all (the split sizes are host values): once per MoE layer's forward.
+  bool sync_moe_dispatch = false;
   bool enabled() const { return forward_op_s > 0 || backward_op_s > 0 || collective_op_s > 0 || optimizer_op_s > 0; }
 };
 

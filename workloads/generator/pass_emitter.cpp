@@ -228,7 +228,9 @@ void PassEmitter::mlp_forward(const std::string& p) {
   }
   const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
   gemm(p + "moe.router", t, experts, h, 1, false);
-  memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3, "moe_routing");
+  const TaskId routed_map = memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3, "moe_routing");
+  if (s_.job->host.sync_moe_dispatch && s_.job->parallel.ep > 1)
+    b_.host_waits_before_next_kernel(routed_map);  // the all-to-all's split sizes are read on the host
   memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2, "moe_permute");
   expert_all_to_all(p + "moe.dispatch.alltoall");
   const double rows = routed / s_.experts_local;

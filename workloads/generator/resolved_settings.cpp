@@ -85,6 +85,7 @@ Settings resolved_settings(const TrainingJob& job) {
   add("training.host.optimizer_op_us", number(h.optimizer_op_s * 1e6));
   add("training.host.sync_after_p2p", word(h.sync_after_p2p));
   add("training.host.sync_before_step", word(h.sync_before_step));
+  add("training.host.sync_moe_dispatch", word(h.sync_moe_dispatch));
   count("parallel.tp", p.tp);
   count("parallel.pp", p.pp);
   count("parallel.dp", p.dp);
