@@ -107,6 +107,8 @@ workloads::HostModel read_host(const YAML::Node& t, workloads::HostModel host, c
             "true: the host synchronizes the device after each pipeline exchange, as Megatron does", file);
   read_flag(h, "sync_moe_dispatch", host.sync_moe_dispatch,
             "true: the MoE dispatcher reads the tokens per expert on the host before its all-to-all, as Megatron-Core's does", file);
+  read_flag(h, "sync_timers", host.sync_timers,
+            "true: timers synchronize the device around every forward and backward step, as Megatron's did before 2022-08", file);
   read_flag(h, "sync_before_step", host.sync_before_step,
             "true: the host reads the gradient norm (.item()) before the optimizer step", file);
   return host;
@@ -117,6 +119,9 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
   workloads::TrainingSpec spec;
   spec.attention = framework.attention;
   spec.grad_accumulation_fusion = framework.grad_accumulation_fusion;
+  spec.fused_cross_entropy = framework.fused_cross_entropy;
+  read_flag(t, "fused_cross_entropy", spec.fused_cross_entropy,
+            "true: one fused kernel for the loss and one for its gradient; false: the eager fp32 cross entropy", file);
   read_flag(t, "grad_accumulation_fusion", spec.grad_accumulation_fusion,
             "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch", file);
   if (t["global_batch"])

@@ -221,11 +221,14 @@ workload:
   parallel: {tp: 1, pp: 1, dp: 8}
 )";
   const auto deepspeed = run_json(yaml, "--set workload.merge_kernels=false");
-  // Megatron-DeepSpeed: unfused attention, per-tensor gradient accumulation; Megatron-LM neither.
+  // Megatron-DeepSpeed: unfused attention, per-tensor gradient accumulation, timers that
+  // synchronize, a heavier host per launch; Megatron-LM none of these.
   const auto megatron = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.framework=megatron-lm");
   CHECK(deepspeed["workload"]["tasks"].get<int>() > megatron["workload"]["tasks"].get<int>());
   const auto overridden = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.attention=flash "
-                                         "--set workload.training.grad_accumulation_fusion=true --set workload.parallel.dp_overlap=true");
+                                         "--set workload.training.grad_accumulation_fusion=true --set workload.parallel.dp_overlap=true "
+                                         "--set workload.training.host.sync_timers=false --set workload.training.host.forward_op_us=31 "
+                                         "--set workload.training.host.backward_op_us=43");
   CHECK(overridden["workload"]["tasks"] == megatron["workload"]["tasks"]);
 }
 
@@ -303,7 +306,9 @@ TEST_CASE("a generated job's summary records its settings with every default exp
   CHECK(settings["training.framework"] == "megatron-deepspeed");
   CHECK(settings["training.attention"] == "unfused");  // the framework's default, never written in the job
   CHECK(settings["parallel.dp_overlap"] == "false");
-  CHECK(settings["training.host.forward_op_us"] == "31");
+  CHECK(settings["training.host.forward_op_us"] == "40");  // Megatron-DeepSpeed's, fitted on vTrain
+  CHECK(settings["training.host.sync_timers"] == "true");
+  CHECK(settings["training.fused_cross_entropy"] == "false");
   CHECK(settings["parallel.dp"] == "4");
   CHECK(settings["model.ffn_hidden"] == "2048");  // 4 x hidden, filled in
   const auto compared = test::run_cli("compare " + dir.path().string() + "/a " + dir.path().string() + "/b");
@@ -342,4 +347,75 @@ TEST_CASE("Megatron-Core's MoE dispatcher waits on the host for the routing befo
   CHECK(routing_waits(true, 8) == 2);
   CHECK(routing_waits(false, 8) == 0);
   CHECK(routing_waits(true, 1) == 0);  // no all-to-all, nothing to size on the host
+}
+
+namespace {
+
+TrainingJob small_deepspeed_job() {
+  TrainingJob job;
+  job.model.name = "toy";
+  job.model.layers = 2;
+  job.model.hidden = 1024;
+  job.model.heads = 16;
+  job.model.vocab = 50257;
+  job.model.seq_len = 1024;
+  job.training.global_batch = 8;
+  job.training.dtype = DataType::fp16;
+  job.parallel.dp = 2;
+  job.framework = "megatron-deepspeed";
+  job.host = find_framework("megatron-deepspeed")->host;
+  job.merge_kernels = false;  // every kernel and host task by its own name
+  job.origin = "job.yaml";
+  return job;
+}
+
+GeneratedJob generate(TrainingJob job) {
+  check_training_job(job, 2, *gpu_preset("a100"));
+  return generate_training_job(job, ComputeModel(*gpu_preset("a100"), DataType::fp16));
+}
+
+int count_named(const GeneratedJob& g, const std::string& name) {
+  int n = 0;
+  for (const trace::Task& t : g.trace.templates(0).tasks())
+    n += t.name() == name;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("Megatron-DeepSpeed's timers synchronize the device around every forward and backward step") {
+  TrainingJob job = small_deepspeed_job();
+  REQUIRE(job.host.sync_timers);
+  // 4 micro-batches per rank: a device synchronize before each of the 8 passes and one before
+  // the gradient reduction and optimizer (the last pass's timer stop).
+  CHECK(count_named(generate(job), "host synchronizes the device") == 2 * 4 + 1);
+  job.host.sync_timers = false;
+  CHECK(count_named(generate(job), "host synchronizes the device") == 0);
+  CHECK_FALSE(find_framework("megatron-lm")->host.sync_timers);  // timers sync only at high log levels since 2022-08
+}
+
+TEST_CASE("the eager cross entropy makes six passes over fp32 logits forward and three backward, the fused one two and one") {
+  auto loss_seconds = [](bool fused, int& kernels) {
+    TrainingJob job = small_deepspeed_job();
+    job.training.fused_cross_entropy = fused;
+    const GeneratedJob g = generate(job);
+    double ns = 0;
+    kernels = 0;
+    for (const trace::Task& t : g.trace.templates(0).tasks())
+      if (t.has_compute() && t.name().rfind("cross_entropy", 0) == 0) {
+        ns += static_cast<double>(t.compute().duration_ns());
+        ++kernels;
+      }
+    return ns * 1e-9;
+  };
+  int eager_kernels = 0, fused_kernels = 0;
+  const double eager = loss_seconds(false, eager_kernels), fused = loss_seconds(true, fused_kernels);
+  // Per logit, eager: cast 2+4, max 4, subtract 8, exp 8, sum 4, softmax 8; backward 8 and the cast
+  // back 4+2 = 52 bytes. Fused: max 2, the rest 2+4, backward 4+2 = 14 bytes. The small target and
+  // loss kernels are alike on both sides.
+  CHECK(eager / fused == doctest::Approx(52.0 / 14.0).epsilon(0.08));
+  CHECK(eager_kernels == 4 * 11);  // per micro-batch: 8 forward (the target and loss kernels too), 3 backward
+  CHECK(fused_kernels == 4 * 5);   // max, target, exp-sum, loss; one backward
+  CHECK_FALSE(find_framework("megatron-lm")->fused_cross_entropy);  // TransformerConfig's default
+  CHECK(find_framework("nemo")->fused_cross_entropy);                // NeMo's GPTConfig
 }

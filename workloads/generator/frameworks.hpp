@@ -25,6 +25,10 @@ struct HostModel {
   // The MoE token dispatcher copies the tokens per expert to the host and synchronizes the stream
   // before its all-to-all (the split sizes are host values): once per MoE layer's forward.
   bool sync_moe_dispatch = false;
+  // Megatron's timers before Aug 2022 (Megatron-DeepSpeed until July 2023) synchronize the device
+  // when they start and stop: around every micro-batch's forward and backward step and around the
+  // gradient reduction. The host cannot run ahead of the GPU across a pass boundary.
+  bool sync_timers = false;
   bool enabled() const { return forward_op_s > 0 || backward_op_s > 0 || collective_op_s > 0 || optimizer_op_s > 0; }
 };
 
@@ -38,6 +42,7 @@ struct Framework {
   std::uint32_t zero = 0;
   bool pipeline = true;  // can it run pipeline parallelism at all
   bool grad_accumulation_fusion = true;  // TrainingSpec::grad_accumulation_fusion
+  bool fused_cross_entropy = false;      // TrainingSpec::fused_cross_entropy
 };
 
 const std::vector<Framework>& frameworks();

@@ -349,21 +349,49 @@ void PassEmitter::head_forward() {
     gemm("lm_head", t, v, h);
   }
   // Vocab-parallel cross entropy: the max, the sum of exponentials and the target logit are
-  // reduced across the TP group (three small AllReduces).
-  memory("cross_entropy.max", trace::REDUCTION, t * v * e);
+  // reduced across the TP group (three small AllReduces). Fused: the max, then one kernel for the
+  // rest from the 16-bit logits. Eager (Megatron's mpu/cross_entropy.py, PyTorch's F.cross_entropy
+  // under autocast alike): the logits cast to fp32, then a pass each for the max, the subtraction,
+  // exp, the sum and the division that leaves the softmax for the backward pass.
+  const bool fused = s_.job->training.fused_cross_entropy;
+  const double logits = t * v, fp32 = 4;
+  if (!fused && e < fp32)
+    memory("cross_entropy.cast", trace::ELEMENTWISE, logits * (e + fp32));
+  const double element = fused ? e : fp32;
+  memory("cross_entropy.max", trace::REDUCTION, logits * element);
   if (s_.tp > 1)
     wait_for(tp_collective("cross_entropy.max.allreduce", trace::ALL_REDUCE, t * 4));
-  memory("cross_entropy.exp_sum", trace::REDUCTION, t * v * (e + 4));
-  if (s_.tp > 1) {
+  if (!fused)
+    memory("cross_entropy.subtract", trace::ELEMENTWISE, logits * fp32 * 2);
+  memory("cross_entropy.target", trace::ELEMENTWISE, t * 4 * 4);
+  if (s_.tp > 1)
     wait_for(tp_collective("cross_entropy.target.allreduce", trace::ALL_REDUCE, t * 4));
-    wait_for(tp_collective("cross_entropy.sum.allreduce", trace::ALL_REDUCE, t * 4));
+  if (fused) {
+    memory("cross_entropy.exp_sum", trace::REDUCTION, logits * (e + fp32));
+  } else {
+    memory("cross_entropy.exp", trace::ELEMENTWISE, logits * fp32 * 2);
+    memory("cross_entropy.sum", trace::REDUCTION, logits * fp32);
   }
+  if (s_.tp > 1)
+    wait_for(tp_collective("cross_entropy.sum.allreduce", trace::ALL_REDUCE, t * 4));
   memory("cross_entropy.loss", trace::ELEMENTWISE, t * 4 * 4);
+  if (!fused)
+    memory("cross_entropy.softmax", trace::ELEMENTWISE, logits * fp32 * 2);
 }
 
 void PassEmitter::head_backward() {
   const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
-  memory("cross_entropy.bwd", trace::ELEMENTWISE, t * v * (4 + e));
+  // The gradient: softmax minus the one-hot target, times the incoming gradient. Eager: the target's
+  // subtraction, the multiplication in place over the fp32 softmax, the cast back to 16 bits.
+  const double logits = t * v, fp32 = 4;
+  if (s_.job->training.fused_cross_entropy) {
+    memory("cross_entropy.bwd", trace::ELEMENTWISE, logits * (fp32 + e));
+  } else {
+    memory("cross_entropy.bwd.target", trace::ELEMENTWISE, t * 4 * 4);
+    memory("cross_entropy.bwd", trace::ELEMENTWISE, logits * fp32 * 2);
+    if (e < fp32)
+      memory("cross_entropy.bwd.cast", trace::ELEMENTWISE, logits * (fp32 + e));
+  }
   {
     const SixteenBit sixteen_bit(*this);
     column_parallel_backward("lm_head", h, v, false);

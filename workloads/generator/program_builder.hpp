@@ -48,8 +48,10 @@ public:
   void set_launch_cost(double seconds) { launch_cost_s_ = seconds; }
   void set_collective_launch_cost(double seconds) { collective_launch_cost_s_ = seconds; }
   void host_waits_before_next_kernel(TaskId awaited = kNoTask) {
+    const bool device_sync_pending = pending_host_wait_ && pending_awaited_ == kNoTask;
     pending_host_wait_ = true;
-    pending_awaited_ = awaited;
+    if (!device_sync_pending)  // a device synchronize already covers any single task
+      pending_awaited_ = awaited;
   }
   const std::vector<double>& launch_costs() const { return launch_costs_; }
   const std::vector<HostWait>& host_waits() const { return host_waits_; }

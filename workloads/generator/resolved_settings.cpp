@@ -79,6 +79,7 @@ Settings resolved_settings(const TrainingJob& job) {
   add("training.recompute", recompute_name(t.recompute));
   add("training.attention", attention_name(t.attention));
   add("training.grad_accumulation_fusion", word(t.grad_accumulation_fusion));
+  add("training.fused_cross_entropy", word(t.fused_cross_entropy));
   add("training.host.forward_op_us", number(h.forward_op_s * 1e6));
   add("training.host.backward_op_us", number(h.backward_op_s * 1e6));
   add("training.host.collective_op_us", number(h.collective_op_s * 1e6));
@@ -86,6 +87,7 @@ Settings resolved_settings(const TrainingJob& job) {
   add("training.host.sync_after_p2p", word(h.sync_after_p2p));
   add("training.host.sync_before_step", word(h.sync_before_step));
   add("training.host.sync_moe_dispatch", word(h.sync_moe_dispatch));
+  add("training.host.sync_timers", word(h.sync_timers));
   count("parallel.tp", p.tp);
   count("parallel.pp", p.pp);
   count("parallel.dp", p.dp);

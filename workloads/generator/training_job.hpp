@@ -24,6 +24,10 @@ struct TrainingSpec {
   // true: the weight-gradient GEMM adds into the fp32 gradient buffer (Megatron's
   // --gradient-accumulation-fusion); false: one add kernel per parameter tensor per micro-batch.
   bool grad_accumulation_fusion = true;
+  // true: one fused kernel computes the loss from the 16-bit logits and one its gradient
+  // (Megatron-Core's cross_entropy_loss_fusion); false: the eager fp32 recipe, six passes over the
+  // logits forward and three backward (pass_emitter.cpp).
+  bool fused_cross_entropy = false;
 };
 
 struct ParallelSpec {

@@ -71,6 +71,7 @@ public:
       const std::uint32_t global = pass.chunk * p_.pp + stage_;
       const ChunkSpec chunk = chunk_spec(global);
       b_.set_launch_cost(pass.forward ? job_.host.forward_op_s : job_.host.backward_op_s);
+      host_syncs_for_timer();
       if (pass.forward) {
         const TaskId ready =
             global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
@@ -107,6 +108,7 @@ public:
     // follows the last backward, so waiting for it waits for both.
     const TaskId pipeline_done = unawaited_send_ != kNoTask ? unawaited_send_ : last_backward;
     b_.set_launch_cost(job_.host.optimizer_op_s);
+    host_syncs_for_timer();
     reduce_gradients(pipeline_done);
     optimizer_step(pipeline_done);
   }
@@ -129,6 +131,12 @@ private:
   // pass that needs it, so a device-wide wait would hold sends whose receives Megatron had posted.
   void host_syncs_after_exchange() {
     if (!p_.p2p_overlap && job_.host.sync_after_p2p && p_.schedule != PipelineSchedule::interleaved)
+      b_.host_waits_before_next_kernel();
+  }
+  // A timer that synchronizes when it starts and stops (sync_timers): the previous step's stop and
+  // the next one's start are one wait for everything issued.
+  void host_syncs_for_timer() {
+    if (job_.host.sync_timers)
       b_.host_waits_before_next_kernel();
   }
   std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
