@@ -4,6 +4,8 @@
 #include "platforms/platform_report.hpp"
 #include "platforms/platform_writer.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -141,17 +143,75 @@ Action add_info(CLI::App* platform) {
   };
 }
 
+// The collective-model parameters a preset carries: fitted on measurements, or NCCL's nominal figures.
+std::string collective_parameters(const platforms::ClusterSpec& spec) {
+  if (spec.calibration.empty())
+    return "nominal (NCCL's figures; nothing fitted on this machine)";
+  std::string text = "fitted:";
+  for (const auto& [key, value] : spec.calibration)
+    text += " " + key + "=" + value;
+  return text;
+}
+
+Action add_list(CLI::App* platform) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* list = platform->add_subcommand("list", "List the preset clusters with their figures and sources");
+  list->footer("Example:\n  echo-des platform list\n  echo-des platform generate --preset aws-p5 --nodes 4 -o p5x4.xml");
+  list->add_flag("--json", *json, "Print JSON instead of text");
+  return [list, json]() -> int {
+    if (!list->parsed())
+      return -1;
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const std::string& name : platforms::preset_names()) {
+      const platforms::ClusterSpec s = platforms::preset(name, 1);
+      const std::uint32_t nic_links = std::min(s.nics_per_node, s.gpus_per_node);
+      nlohmann::ordered_json j = {{"preset", name},
+                                  {"gpu", s.gpu},
+                                  {"gpus_per_node", s.gpus_per_node},
+                                  {"nvlink_bw", s.nvlink_bw},
+                                  {"nvlink_latency", s.nvlink_latency},
+                                  {"nics_per_node", s.nics_per_node},
+                                  {"nic_bw", s.nic_bw},
+                                  {"nic_latency", s.nic_latency},
+                                  {"switch_latency", s.switch_latency},
+                                  {"cpu", s.cpu},
+                                  {"collective_parameters", s.calibration},
+                                  {"source", s.source},
+                                  {"approximation", s.approximation}};
+      if (*json) {
+        all.push_back(j);
+        continue;
+      }
+      std::printf("%s\n  %u x %s per node, NVLink %s per GPU (%s), %u x %s NICs%s (%s), switch %s, %s CPU\n",
+                  name.c_str(), s.gpus_per_node, s.gpu.c_str(), s.nvlink_bw.c_str(), s.nvlink_latency.c_str(),
+                  s.nics_per_node, s.nic_bw.c_str(),
+                  nic_links < s.nics_per_node ? (" (" + std::to_string(s.nics_per_node / nic_links) + " per GPU)").c_str() : "",
+                  s.nic_latency.c_str(), s.switch_latency.c_str(), s.cpu.c_str());
+      std::printf("  collective model: %s\n  source: %s\n", collective_parameters(s).c_str(), s.source.c_str());
+      if (!s.approximation.empty())
+        std::printf("  approximations: %s\n", s.approximation.c_str());
+    }
+    if (*json)
+      std::printf("%s\n", all.dump(2).c_str());
+    std::fflush(stdout);
+    return 0;
+  };
+}
+
 } // namespace
 
 Action add_platform_command(CLI::App& app) {
   CLI::App* platform = app.add_subcommand("platform", "Work with platforms (SimGrid XML cluster descriptions)");
-  platform->footer("Example:\n  echo-des platform generate --preset dgx-a100 --nodes 2 -o a100x2.xml\n"
+  platform->footer("Example:\n  echo-des platform list\n  echo-des platform generate --preset dgx-a100 --nodes 2 -o a100x2.xml\n"
                    "  echo-des platform info a100x2.xml");
   platform->require_subcommand(1);
   auto generate = add_generate(platform);
   auto info = add_info(platform);
-  return [generate, info]() -> int {
+  auto list = add_list(platform);
+  return [generate, info, list]() -> int {
     if (int code = generate(); code >= 0)
+      return code;
+    if (int code = list(); code >= 0)
       return code;
     return info();
   };

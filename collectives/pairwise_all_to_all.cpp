@@ -4,6 +4,18 @@
 
 namespace echo::collectives {
 
+namespace {
+
+// Every member sends at once, so a send across nodes gets its GPU's share of the node's NICs (the
+// whole NIC only where each GPU has its own), not the route's full rate.
+double send_Bps(const PlannedCall& p, const platforms::Route& route) {
+  const double alone = p.costs.route_Bps(route);
+  const double shared = p.costs.link_Bps[static_cast<int>(platforms::LinkKind::network)];
+  return route.kind == platforms::LinkKind::network && shared > 0 ? std::min(alone, shared) : alone;
+}
+
+} // namespace
+
 Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
   const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
   Schedule s(n);
@@ -13,7 +25,7 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
     for (std::uint32_t m = 0; m < n; ++m) {
       const std::uint32_t peer = (m + k) % n;
       const platforms::Route route = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
-      const double serialize = static_cast<double>(per_peer) / p.costs.route_Bps(route);
+      const double serialize = static_cast<double>(per_peer) / send_Bps(p, route);
       if (k == 1)
         s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {});
       else
@@ -36,7 +48,7 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
     if (known[across])
       continue;
     const platforms::Route route = p.platform.route(p.call.gpus[0], p.call.gpus[m]);
-    serialize[across] = static_cast<double>(per_peer) / p.costs.route_Bps(route);
+    serialize[across] = static_cast<double>(per_peer) / send_Bps(p, route);
     latency[across] = p.costs.hop(route.kind);
     known[across] = true;
   }

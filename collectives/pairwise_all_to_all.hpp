@@ -1,7 +1,8 @@
 #pragma once
 // AllToAll as NCCL runs it: grouped point-to-point sends, each member sending B/n bytes to every
 // other member in rounds (round k: member m sends to m+k and receives from m-k), one send after
-// the other on its way out of the GPU. Each send runs at its route's bandwidth and pays its hop.
+// the other on its way out of the GPU. Each send runs at its route's bandwidth and pays its hop;
+// across nodes at the GPU's share of its node's NICs, since every member sends at once.
 #include "collectives/algorithm.hpp"
 
 namespace echo::collectives {

@@ -32,6 +32,9 @@ const std::map<std::string, ClusterSpec>& presets() {
     a100.switch_latency = "130ns";
     a100.cpu = "amd";  // DGX A100 and ND A100 v4 hosts are AMD EPYC
     a100.preset = "dgx-a100";
+    a100.source = "NVIDIA DGX A100 datasheet: 8x A100-SXM4-80GB on NVSwitch (12 NVLink3 links), 8x 200 Gb/s HDR "
+                  "InfiniBand, 2x AMD EPYC 7742; collective parameters fitted on Azure ND A100 v4 nccl-tests logs (the same "
+                  "machine class; docs/validation.md)";
 
     // Collective-model parameters fitted to the Azure ND A100 v4 nccl-tests logs (2, 8 and 16
     // GPUs; the 4-GPU log held out) by scripts/calibrate_nccl.py — see docs/validation.md. DGX
@@ -48,7 +51,26 @@ const std::map<std::string, ClusterSpec>& presets() {
     ClusterSpec ndv4 = a100;  // Azure ND A100 v4: A100 40 GB, 8x HDR, NVSwitch
     ndv4.preset = "azure-ndv4-a100";
     ndv4.gpu = "A100-SXM4-40GB";
+    ndv4.source = "Azure ND A100 v4 sizes page: 8x A100-SXM4-40GB on NVSwitch, 8x 200 Gb/s HDR InfiniBand, AMD EPYC; collective parameters "
+                  "fitted on its nccl-tests logs (docs/validation.md)";
     t["azure-ndv4-a100"] = ndv4;
+
+    // ALCF Polaris (HPE Apollo 6500 Gen10+): 4x A100-SXM4-40GB joined by NVLink directly (4
+    // NVLink3 links per GPU pair, no NVSwitch), 2x 200 Gb/s Slingshot-11 NICs, AMD EPYC 7543P,
+    // dragonfly between groups. The collective parameters fitted on InfiniBand do not describe
+    // Slingshot through libfabric: none are carried (NCCL's nominal figures).
+    ClusterSpec polaris = a100;
+    polaris.preset = "polaris";
+    polaris.gpu = "A100-SXM4-40GB";
+    polaris.gpus_per_node = 4;
+    polaris.nics_per_node = 2;
+    polaris.calibration.clear();
+    polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
+                     "200 Gb/s, 1x AMD EPYC 7543P";
+    polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
+                            "on its 4 links); dragonfly modelled as a fat-tree; Slingshot's libfabric protocol "
+                            "costs not modelled";
+    t["polaris"] = polaris;
 
     ClusterSpec h100 = a100;
     h100.preset = "dgx-h100";
@@ -57,12 +79,38 @@ const std::map<std::string, ClusterSpec>& presets() {
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";
+    h100.source = "NVIDIA DGX H100 datasheet: 8x H100-SXM5-80GB on NVSwitch (18 NVLink4 links), 8x 400 Gb/s NDR "
+                  "InfiniBand (ConnectX-7), 2x Intel Xeon Platinum 8480C";
     t["dgx-h100"] = h100;
+
+    // AWS p5.48xlarge: 32 EFA interfaces of 100 Gb/s (3,200 Gb/s), four behind each GPU's PCIe
+    // switch. EFA's SRD sprays a flow over paths, so a GPU's four NICs act as one pipe of 400 Gb/s
+    // (the platform writes one link per GPU of their summed rate).
+    ClusterSpec p5 = h100;
+    p5.preset = "aws-p5";
+    p5.cpu = "amd";
+    p5.nics_per_node = 32;
+    p5.nic_bw = "100Gbps";
+    p5.source = "AWS EC2 P5 instance page: p5.48xlarge, 8x H100 80GB (NVSwitch, 900 GB/s GPU peer-to-peer), "
+                "3,200 Gbps EFAv2 (32 network cards), 3rd-gen AMD EPYC";
+    p5.approximation = "a GPU's 4 EFA NICs as one link of their summed rate; EFA's latency as InfiniBand's (NCCL's figures)";
+    t["aws-p5"] = p5;
+
+    // GCP A3 Mega (a3-megagpu-8g): 8x 200 Gb/s NICs for the GPUs (1,600 Gb/s, GPUDirect-TCPXO over
+    // Ethernet), Intel Sapphire Rapids hosts.
+    ClusterSpec a3mega = h100;
+    a3mega.preset = "gcp-a3-mega";
+    a3mega.nic_bw = "200Gbps";
+    a3mega.source = "Google Cloud GPU machine types: a3-megagpu-8g, 8x H100 80GB, 8x 200 Gbps GPU NICs "
+                    "(GPUDirect-TCPXO), 4th-gen Intel Xeon";
+    a3mega.approximation = "GPUDirect-TCPXO's Ethernet transport as InfiniBand (NCCL's figures)";
+    t["gcp-a3-mega"] = a3mega;
 
     ClusterSpec h800 = h100;  // export variant: 8 NVLink links instead of 18
     h800.preset = "h800";
     h800.gpu = "H800-SXM5-80GB";
     h800.nvlink_bw = "164.8GBps";
+    h800.source = "DGX H100 with the H800's NVLink: 8 links of 20.6 GB/s per GPU (NVIDIA H800 product brief)";
     t["h800"] = h800;
     return t;
   }();
@@ -99,7 +147,8 @@ void check_unit(const std::string& key, const std::string& value, const std::str
 } // namespace
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names = {"dgx-a100", "azure-ndv4-a100", "dgx-h100", "h800"};
+  static const std::vector<std::string> names = {"dgx-a100", "azure-ndv4-a100", "dgx-h100", "h800", "aws-p5",
+                                                 "gcp-a3-mega", "polaris"};
   return names;
 }
 
@@ -109,7 +158,7 @@ const std::vector<Figure>& figures() {
       {"gpus_per_node", "GPUs per node"},
       {"nvlink_bw", "NVLink bandwidth per GPU per direction, e.g. 300GBps"},
       {"nvlink_latency", "GPU to NVSwitch latency, e.g. 350ns"},
-      {"nics_per_node", "NICs per node (must divide GPUs per node)"},
+      {"nics_per_node", "NICs per node (divides GPUs per node, or a multiple of it: several NICs per GPU)"},
       {"nic_bw", "Bandwidth per NIC per direction, e.g. 400Gbps"},
       {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
       {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
@@ -199,12 +248,14 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
 }
 
 void validate(const ClusterSpec& spec, const std::string& origin) {
-  if (spec.nics_per_node > spec.gpus_per_node || spec.gpus_per_node % spec.nics_per_node != 0)
+  const bool shared = spec.gpus_per_node % spec.nics_per_node == 0;  // GPUs share a NIC
+  const bool several = spec.nics_per_node % spec.gpus_per_node == 0; // each GPU has several
+  if (!shared && !several)
     throw UserError(origin, 0,
-                    "nics_per_node (" + std::to_string(spec.nics_per_node) +
-                        ") must divide gpus_per_node (" + std::to_string(spec.gpus_per_node) + ")",
-                    "GPUs share NICs evenly: pick e.g. nics_per_node=" +
-                        std::to_string(spec.gpus_per_node) + " or a divisor of it");
+                    "nics_per_node (" + std::to_string(spec.nics_per_node) + ") and gpus_per_node (" +
+                        std::to_string(spec.gpus_per_node) + ") do not divide each other",
+                    "NICs are shared evenly or each GPU has the same number: pick e.g. nics_per_node=" +
+                        std::to_string(spec.gpus_per_node) + ", a divisor of it or a multiple");
 }
 
 } // namespace echo::platforms

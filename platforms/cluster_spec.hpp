@@ -23,6 +23,10 @@ struct ClusterSpec {
   double oversubscription = 1.0; // leaf down-link capacity / leaf up-link capacity
   std::uint32_t pod_nodes = 32;  // nodes under one set of rail leaf switches
   std::string cpu = "intel";     // host CPU vendor (intel | amd): NCCL's LL limits across nodes depend on it
+  // Where a preset's figures come from, and what of the machine the model cannot express yet
+  // (shown by `platform list`).
+  std::string source;
+  std::string approximation;
   // Fitted parameters of the collective model (`nccl.*` keys, see collectives/calibration.hpp),
   // written as properties of the platform's root zone.
   std::map<std::string, std::string> calibration;
@@ -48,7 +52,8 @@ const std::vector<std::string>& override_keys();
 void override_figure(ClusterSpec& spec, const std::string& key, const std::string& value,
                      const std::string& origin);
 
-// Checks the figures together (e.g. NICs per node divides GPUs per node). Throws UserError.
+// Checks the figures together (NICs per node divides GPUs per node, or GPUs per node divides the
+// NICs when each GPU has several). Throws UserError.
 void validate(const ClusterSpec& spec, const std::string& origin);
 
 } // namespace echo::platforms

@@ -34,8 +34,16 @@ void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     out << "        <link id=\"" << node << "-nvlink" << g << "\" bandwidth=\"" << spec.nvlink_bw
         << "\" latency=\"" << spec.nvlink_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  for (std::uint32_t k = 0; k < spec.nics_per_node; ++k)
-    out << "        <link id=\"" << node << "-nic" << k << "\" bandwidth=\"" << spec.nic_bw
+  // Several NICs per GPU (AWS p5: four EFA NICs each) are one link of their summed rate: a GPU's
+  // traffic is spread over all of them (EFA's SRD sprays packets), which a route of one link per
+  // hop cannot say otherwise.
+  const std::uint32_t links = std::min(spec.nics_per_node, spec.gpus_per_node);
+  const std::uint32_t nics_per_link = spec.nics_per_node / links;
+  const std::string link_bw = nics_per_link == 1
+      ? spec.nic_bw
+      : bandwidth_string(nics_per_link * xbt_parse_get_bandwidth("preset", 0, spec.nic_bw, "nic_bw"));
+  for (std::uint32_t k = 0; k < links; ++k)
+    out << "        <link id=\"" << node << "-nic" << k << "\" bandwidth=\"" << link_bw
         << "\" latency=\"" << spec.nic_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
   for (std::uint32_t a = 0; a < spec.gpus_per_node; ++a)
     for (std::uint32_t b = a + 1; b < spec.gpus_per_node; ++b)
@@ -44,7 +52,7 @@ void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
           << "-nvlink" << b << "\" direction=\"DOWN\"/></route>\n";
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     out << "        <route src=\"" << node << "-gpu" << g << "\" dst=\"" << node << "-gw\"><link_ctn id=\""
-        << node << "-nic" << g * spec.nics_per_node / spec.gpus_per_node << "\" direction=\"UP\"/></route>\n";
+        << node << "-nic" << g * links / spec.gpus_per_node << "\" direction=\"UP\"/></route>\n";
   out << "      </zone>\n";
 }
 

@@ -4,19 +4,20 @@ a platform built from what the cluster is published to be: per table, the median
 the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/tools/nccl-compare.py
 reads errors). Nothing is fitted here: this is the baseline of issue 17.
 
-  scripts/collectives_validate.py [--echo build/echo-des] [--markdown] [--only SUBSTRING]
+  scripts/collectives_validate.py [--echo build/echo-des] [--markdown] [--only SUBSTRING] [--detail]
 
-Clusters and how they are built (presets and `--set`-able figures; what the model cannot express yet
-is said in the `approximation` column of the output):
-- AWS p5.48xlarge: 8x H100 SXM; 32x 100 Gb/s EFA per node -> 8 NICs of 400 Gb/s (same aggregate).
-- GCP A3 Mega: 8x H100 SXM; 8x 200 Gb/s NICs per node.
-- Dell XE9680 / H100 IB clusters (nccl-tests issue 309, xxrjun): 8x H100, 8x 400 Gb/s InfiniBand.
-- ALCF Polaris and Sirius: 4x A100-40GB joined by NVLink without an NVSwitch, 2x 200 Gb/s Slingshot-11
-  -> the NVSwitch model with 4 GPUs per node, 100 GB/s per GPU pair is not expressible yet.
-- ALCF Sophia: 8x A100 (DGX A100 class), NICs not stated -> 8x 200 Gb/s HDR.
+Clusters and the presets they run on (`echo-des platform list` gives each preset's figures and
+sources; the `approximation` column says what the model cannot express yet):
+- AWS p5.48xlarge: `aws-p5` (8x H100, 32x 100 Gb/s EFA).
+- GCP A3 Mega: `gcp-a3-mega` (8x H100, 8x 200 Gb/s).
+- Dell XE9680 / H100 IB clusters (nccl-tests issue 309, xxrjun): `dgx-h100` (8x 400 Gb/s InfiniBand).
+- ALCF Polaris and Sirius: `polaris` (4x A100-40GB, NVLink without NVSwitch, 2x 200 Gb/s Slingshot-11).
+- ALCF Sophia: `dgx-a100` (DGX A100 class; its NICs are not stated: 8x HDR assumed).
+A table run with fewer GPUs per node than the machine has uses those GPUs' own NICs.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import statistics
@@ -29,13 +30,15 @@ DATA = os.path.join(ROOT, "..", "shared", "data", "collectives", "multi-node")
 
 # (filename pattern, preset, GPUs per node, extra --set figures, approximation)
 CLUSTERS = [
-    (r"^aws_p5", "dgx-h100", 8, ["nics_per_node=8", "nic_bw=400Gbps"], "32 EFA NICs as 8 of 4x the speed"),
-    (r"^gcp_a3mega", "dgx-h100", 8, ["nic_bw=200Gbps"], ""),
+    (r"^aws_p5", "aws-p5", 8, [], ""),
+    (r"^gcp_a3mega", "gcp-a3-mega", 8, [], ""),
     (r"^nccltests309_|^h100_10n", "dgx-h100", 8, [], ""),
-    (r"polaris|sirius", "dgx-a100", 4, ["gpu=A100-SXM4-40GB", "nics_per_node=2", "nic_bw=200Gbps"],
-     "NVLink without NVSwitch modelled as a switch"),
+    (r"polaris|sirius", "polaris", 4, [], ""),
     (r"sophia", "dgx-a100", 8, [], "NICs not stated: 8x HDR"),
 ]
+
+
+PRESET_GPUS_PER_NODE = {"aws-p5": 8, "gcp-a3-mega": 8, "dgx-h100": 8, "dgx-a100": 8, "polaris": 4}
 
 
 def describe_table(name):
@@ -96,9 +99,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="run only the tables whose name contains this")
+    ap.add_argument("--detail", action="store_true", help="print every size: measured, simulated, error")
     a = ap.parse_args()
     manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
+    listed = subprocess.run([a.echo, "platform", "list", "--json"], capture_output=True, text=True, check=True)
+    approximations = {p["preset"]: p["approximation"] for p in json.loads(listed.stdout)}
     results = []
     for name in sorted(manifest):
         if a.only not in name:
@@ -109,14 +115,15 @@ def main():
             print(f"{name}: skipped (cluster or op not described)", file=sys.stderr)
             continue
         preset, per_node, sets, approx = cluster
+        approx = "; ".join(x for x in (approx, approximations.get(preset, "")) if x)
         nodes, per_node = layout(name, row)
         real, dtype = measured(os.path.join(DATA, name))
         if not real:
             continue
-        # A node's NICs are one per GPU at most: a run with fewer GPUs per node than NICs uses the
-        # GPUs' own NICs (NCCL picks the closest), the rest idle.
-        sets = [s for s in sets if not s.startswith("nics_per_node=")] + (
-            [f"nics_per_node={per_node}"] if per_node < 8 else [s for s in sets if s.startswith("nics_per_node=")])
+        # A run with fewer GPUs per node than the machine has uses the GPUs' own NICs (NCCL picks
+        # the closest), the rest idle.
+        if per_node < PRESET_GPUS_PER_NODE[preset]:
+            sets = sets + [f"nics_per_node={per_node}"]
         sizes_run = [s for s in real if s > 0]
         sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run))
         if sim is None:
@@ -127,6 +134,10 @@ def main():
         nearest = {s: min(sim, key=lambda t: abs(t - s)) for s in real if real[s] > 0 and sim}
         sizes = [s for s in sorted(nearest) if abs(nearest[s] - s) <= 0.01 * s]
         err = {s: sim[nearest[s]] / real[s] - 1 for s in sizes}
+        if a.detail:
+            print(f"# {name}: size_bytes measured_us simulated_us error")
+            for s in sizes:
+                print(f"{s:14d} {real[s]:12.2f} {sim[nearest[s]]:12.2f} {100 * err[s]:+7.1f}%")
         big = [abs(err[s]) for s in sizes if s >= 1 << 20] or [float("nan")]
         every = [abs(e) for e in err.values()]
         signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])

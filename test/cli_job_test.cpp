@@ -88,7 +88,7 @@ TEST_CASE("platform mistakes") {
         std::string::npos);
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nslowdown: {model: constant, factor: nan}\n")
             .find("`factor` must be a number, got 'nan'") != std::string::npos);
-  CHECK(error_of("platform: {preset: dgx-a100, nics_per_node: 3}\nworkload: {trace: t.pb}\n").find("must divide gpus_per_node") !=
+  CHECK(error_of("platform: {preset: dgx-a100, nics_per_node: 3}\nworkload: {trace: t.pb}\n").find("and gpus_per_node (8) do not divide each other") !=
         std::string::npos);
   CHECK(error_of("platform: {file: a.xml, preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("exactly one of `file` and `preset`") !=
         std::string::npos);

@@ -251,6 +251,22 @@ TEST_CASE("pairwise AllToAll: n-1 serialized sends of B/n per member") {
   CHECK(slowest(s) == doctest::Approx((n - 1) * 1e6 / 10e9 + 1e-6));
 }
 
+TEST_CASE("pairwise AllToAll across nodes: every GPU sends at once, so each gets its share of the node's NICs") {
+  test::FakePlatform platform;  // two nodes of 4 GPUs, 2 NICs of 25 GB/s each: two GPUs per NIC
+  platform.nodes = 2;
+  platform.gpus_per_node = 4;
+  platform.nics = 2;
+  Planned p(call_of(Op::all_to_all, 8'000'000, 8), platform, 0, 0, 0, 0);
+  p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 12.5e9;  // 2 NICs shared by 4 GPUs
+  const double across = 4 * 1e6 / 12.5e9, inside = 3 * 1e6 / 240e9;  // 4 peers on the other node, 3 on this one
+  const auto closed = collectives::PairwiseAllToAll().closed_form_s(p.view());
+  REQUIRE(closed.has_value());
+  CHECK(*closed == doctest::Approx(across + inside));
+  CHECK(slowest(collectives::PairwiseAllToAll().build(p.view())) == doctest::Approx(*closed));
+  p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 25e9;  // a NIC per GPU: the route's full rate
+  CHECK(*collectives::PairwiseAllToAll().closed_form_s(p.view()) == doctest::Approx(4 * 1e6 / 25e9 + inside));
+}
+
 TEST_CASE("the registry finds algorithms by name, case-insensitively - a new one replaces its namesake") {
   auto registry = collectives::AlgorithmRegistry::with_builtins();
   CHECK(registry.find("ring") != nullptr);

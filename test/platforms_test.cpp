@@ -70,6 +70,20 @@ TEST_CASE("every preset is known, with its figures, and unknown ones are refused
   }
   CHECK(platforms::preset("dgx-h100", 1).nic_bw == "400Gbps");
   CHECK(platforms::preset("h800", 1).nvlink_bw == "164.8GBps");
+  // The clusters of the published nccl-tests tables, from their specs.
+  const auto p5 = platforms::preset("aws-p5", 2);
+  CHECK(p5.nics_per_node == 32);
+  CHECK(p5.nic_bw == "100Gbps");
+  const auto a3 = platforms::preset("gcp-a3-mega", 2);
+  CHECK(a3.nic_bw == "200Gbps");
+  const auto polaris = platforms::preset("polaris", 2);
+  CHECK(polaris.gpus_per_node == 4);
+  CHECK(polaris.nics_per_node == 2);
+  CHECK(polaris.gpu == "A100-SXM4-40GB");
+  for (const auto& name : platforms::preset_names()) {
+    CHECK_MESSAGE(!platforms::preset(name, 1).source.empty(), name);  // every figure says where it is from
+    CHECK_NOTHROW(platforms::validate(platforms::preset(name, 1), name));
+  }
   CHECK_THROWS_WITH_AS(platforms::preset("tpu-v5", 1), doctest::Contains("use one of: dgx-a100, azure-ndv4-a100"), UserError);
 }
 
@@ -109,6 +123,21 @@ TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {
   CHECK(count("-nic4\" bandwidth") == 0);
   CHECK(count("<zone id=\"pod") == 4);  // two pods, each with a switch zone
   CHECK(s.find("node0-gpu7\" dst=\"node0-gw\"><link_ctn id=\"node0-nic3\"") != std::string::npos);
+}
+
+TEST_CASE("several NICs per GPU are one link of their summed rate, and NIC counts must divide evenly") {
+  auto spec = platforms::preset("aws-p5", 2);
+  std::ostringstream xml;
+  platforms::write_platform_xml(spec, xml);
+  const std::string s = xml.str();
+  CHECK(s.find("node0-nic7\" bandwidth=\"50000000000Bps\"") != std::string::npos);  // 4 x 100 Gb/s
+  CHECK(s.find("node0-nic8\"") == std::string::npos);
+  CHECK(s.find("node1-gpu5\" dst=\"node1-gw\"><link_ctn id=\"node1-nic5\"") != std::string::npos);
+  platforms::PlatformSource source;
+  source.spec = spec;
+  CHECK(inspect(source, {{0, 8}})["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
+  spec.nics_per_node = 12;
+  CHECK_THROWS_WITH_AS(platforms::validate(spec, "test"), doctest::Contains("do not divide each other"), UserError);
 }
 
 TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across nodes") {

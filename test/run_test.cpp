@@ -277,7 +277,8 @@ TEST_CASE("bad input: a deadlock names the call, who arrived and who never did")
 
 TEST_CASE("help: every command says what it does, with an example") {
   for (const std::string cmd :
-       {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help", "nccl-tests --help"}) {
+       {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help", "platform list --help",
+        "nccl-tests --help"}) {
     const auto r = run_cli(cmd);
     CHECK(r.code == 0);
     CHECK(r.out.find("Example") != std::string::npos);
@@ -301,6 +302,22 @@ ranks { first: 0 count: 16 template_name: "t" })");
   const auto bad = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 2furlongs");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("not a valid bandwidth") != std::string::npos);
+}
+
+TEST_CASE("platform list shows every preset with its figures, where they come from and what is approximated") {
+  const auto r = run_cli("platform list");
+  REQUIRE(r.code == 0);
+  for (const std::string name : {"dgx-a100", "azure-ndv4-a100", "dgx-h100", "h800", "aws-p5", "gcp-a3-mega", "polaris"})
+    CHECK_MESSAGE(("\n" + r.out).find("\n" + name + "\n") != std::string::npos, name);
+  CHECK(r.out.find("32 x 100Gbps NICs (4 per GPU)") != std::string::npos);
+  CHECK(r.out.find("source: AWS EC2 P5 instance page") != std::string::npos);
+  CHECK(r.out.find("collective model: nominal") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.ll=0.507") != std::string::npos);
+  const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
+  REQUIRE(json.size() == 7);
+  CHECK(json[6]["preset"] == "polaris");
+  CHECK(json[6]["approximation"].get<std::string>().find("NVLink without NVSwitch") != std::string::npos);
+  CHECK(json[0]["collective_parameters"]["nccl.efficiency.net"] == "0.64");
 }
 
 TEST_CASE("platform info shows the GPU index and routes as the engine sees them") {
