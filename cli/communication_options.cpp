@@ -1,21 +1,17 @@
 #include "cli/communication_options.hpp"
 
 #include "base/user_error.hpp"
+#include "core/network/network_model.hpp"
 
 #include <cstdlib>
 
 namespace echo::cli {
 
-core::Fidelity parse_fidelity(const std::string& text, const std::string& origin, int line) {
-  if (text == "analytic")
-    return core::Fidelity::analytic;
-  if (text == "steps")
-    return core::Fidelity::steps;
-  if (text == "flow")
-    return core::Fidelity::flow;
-  throw UserError(origin, line, "unknown fidelity '" + text + "'",
-                  "use `analytic` (one closed-form event per collective), `steps` (the algorithm's steps) or "
-                  "`flow` (steps as SimGrid flows on the routed links)");
+std::string parse_fidelity(const std::string& text, const std::string& origin, int line) {
+  const auto& registry = core::network::NetworkModelRegistry::global();
+  if (registry.find(text) == nullptr)
+    throw UserError(origin, line, "unknown fidelity '" + text + "'", "use " + registry.describe_all());
+  return text;
 }
 
 void apply_nccl_environment(core::CommunicationSpec& spec) {

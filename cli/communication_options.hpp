@@ -8,8 +8,9 @@
 
 namespace echo::cli {
 
-// "analytic" | "steps" | "flow"; throws UserError naming `origin` otherwise.
-core::Fidelity parse_fidelity(const std::string& text, const std::string& origin, int line = 0);
+// A registered network model's name ("analytic", "steps", "flow", ...); throws UserError naming
+// `origin` otherwise.
+std::string parse_fidelity(const std::string& text, const std::string& origin, int line = 0);
 
 // Fills the lists still empty from NCCL_ALGO / NCCL_PROTO.
 void apply_nccl_environment(core::CommunicationSpec& spec);

@@ -105,7 +105,7 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
                   "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
   cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
   cmd->add_option("--fidelity", opts->fidelity,
-                  "analytic (closed form) or steps (run the schedule; default); flow equals steps for a call alone");
+                  "analytic (closed form), steps (run the schedule; default) or a registered network model; flow equals steps for a call alone");
   return [cmd, opts, setup]() -> int {
     if (!cmd->parsed())
       return -1;

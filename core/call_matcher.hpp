@@ -7,13 +7,14 @@
 // A member that calls await_* blocks (simulated time passes) until its part of the schedule is
 // done. Calls that never complete are listed by pending_report() for the deadlock message.
 //
-// At `steps` fidelity, calls running at the same time share links (LinkLoad): a step that another
-// open call may meet on its link is held until simulated time reaches its start; run_step_clock()
-// (one daemon actor) then times it with the sharers of that instant. At `flow` fidelity every
-// step runs as SimGrid communications in an actor of its own.
+// How a call's steps are timed against other calls' is the network model's business
+// (core/network/): the matcher opens each call on it, forwards its steps' admissions, and commits
+// what the model decides. Plans come from CallPlans; completed collectives go to CollectiveStats.
 #include "collectives/collective_model.hpp"
+#include "core/call_plans.hpp"
+#include "core/collective_stats.hpp"
 #include "core/job_spec.hpp"
-#include "core/link_load.hpp"
+#include "core/network/network_model.hpp"
 #include "core/simulation_result.hpp"
 #include "platforms/cluster.hpp"
 #include "core/schedule_run.hpp"
@@ -23,11 +24,9 @@
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
-#include <optional>
-#include <unordered_map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,14 +35,15 @@ namespace echo::core {
 
 class CallMatcher {
 public:
+  // `network`: the name of a registered network model (JobSpec's communication.fidelity).
   CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
-              const platforms::Cluster& platform, Fidelity fidelity);
+              const platforms::Cluster& platform, const std::string& network);
 
-  // Blocks until this rank's part of the collective is done; returns its finish time (s).
   // The slowdown features of the call `task` makes on communicator `comm` (slowdown/features.hpp):
   // op, the NCCL plan's algorithm, protocol and channels, bytes. The vector lives as long as the
   // matcher, so its address names the call's kind.
   const std::vector<float>& collective_features(std::uint32_t comm, const workloads::ProgramTask& task);
+  // Blocks until this rank's part of the collective is done; returns its finish time (s).
   double await_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
                           std::uint64_t seq);
   // Same for one side of a send/recv. `src`/`dst` are global ranks.
@@ -60,15 +60,14 @@ public:
     folded_slot_ = slot;
   }
 
-  // The step clock: times held-back steps when simulated time reaches their start. Runs in its
-  // own (daemon) actor for the whole simulation at `steps` fidelity.
-  void run_step_clock();
+  // Work the network model runs in a daemon actor for the whole simulation (empty if none).
+  std::function<void()> network_daemon() { return network_->daemon(); }
 
   std::uint64_t steps_timed() const { return steps_timed_; }
   std::uint64_t calls_completed() const { return calls_completed_; }
   // Completed collectives grouped by (communicator, op, bytes), longest summed time first.
-  std::vector<CollectiveStat> collective_stats() const;
-  // Calls whose schedule was too large to build (kMaxStepsPerCall): they ran as `analytic`.
+  std::vector<CollectiveStat> collective_stats() const { return stats_.sorted(); }
+  // Calls whose schedule was too large to build (kMaxStepsPerCall): they ran as one barrier.
   std::uint64_t calls_too_large() const { return calls_too_large_; }
 
   // One paragraph per call that some members reached and others never did.
@@ -77,37 +76,38 @@ public:
 private:
   std::vector<std::uint32_t> representative_;
   std::uint32_t folded_slot_ = ~0u;
+  bool folded(std::uint32_t comm) const {
+    return workload_.communicators[comm].slot == folded_slot_ && !representative_.empty();
+  }
 
   struct Call;
   struct Gate final : StepGate {
     CallMatcher* matcher = nullptr;
     Call* call = nullptr;
     std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) override {
-      return matcher->admit(*call, step, start_s, serialize_s);
+      return matcher->network_->admit(*call, step, start_s, serialize_s);
     }
   };
-  // The links each step of a schedule leaves its GPU through (step i: ids[begin[i]..begin[i+1])),
-  // and the distinct links of the whole schedule.
-  struct StepLinks {
-    std::vector<std::uint32_t> begin;
-    std::vector<LinkLoad::LinkId> ids, distinct;
-    // `flow`: per node, the call's first GPU on each NIC of that node (NIC index -> GPU), for
-    // laying a step across nodes out on the rails.
-    std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>> gpu_on_nic;
-  };
-  struct Call {
-    LinkLoad::CallId id = 0;
+  struct Call final : network::NetworkCall {
+    std::uint64_t call_id = 0;
+    CallMatcher* matcher = nullptr;
     std::uint32_t comm = 0;     // collectives: communicator index
-    const std::string* choice = nullptr;
+    const CallPlan* plan = nullptr;
+    const std::string* choice = nullptr;  // collectives only (send/recv are not tabulated)
+    bool on_network = false;              // opened on the network model
     Gate gate;
-    std::shared_ptr<const StepLinks> links;
     std::unique_ptr<ScheduleRun> run;
     const workloads::ProgramTask* first_task = nullptr;  // what the first member called
     std::uint32_t first_rank = 0;
-    std::vector<std::uint32_t> ranks;                    // member index -> global rank
     std::string where;                                   // "communicator 'dp.0', call #3"
     std::uint32_t consumed = 0;
     simgrid::s4u::ConditionVariablePtr finished;         // members whose finish is unknown wait here
+
+    std::uint64_t id() const override { return call_id; }
+    const std::shared_ptr<const collectives::Schedule>& schedule() const override { return plan->schedule; }
+    const std::vector<std::uint32_t>& gpus() const override { return plan->gpus; }  // rank r runs on GPU r
+    bool all_steps_timed() const override { return run->all_resolved(); }
+    void commit(std::uint32_t step, double serialize_s) override;
   };
   using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;
 
@@ -122,56 +122,21 @@ private:
   void arrive(Call& call, std::uint32_t member);
   // `member` has taken its finish; the last one closes the call.
   void consume(CallTable& table, CallTable::iterator it);
-  struct Planned {
-    std::shared_ptr<const collectives::Schedule> schedule;
-    std::shared_ptr<const StepLinks> links;
-    bool too_large = false;
-    std::string choice;  // Plan::describe()
-    std::vector<float> slowdown_features;  // slowdown/features.hpp's collective features
-  };
-  // The cached plan of a call (built on first use); the reference lives as long as the matcher.
-  const Planned& schedule_for(std::uint32_t comm, const workloads::ProgramTask& task);
-  std::map<std::uint64_t, std::vector<float>> transfer_features_;  // by bytes
-  std::shared_ptr<const StepLinks> links_of(const collectives::Schedule& schedule, const std::vector<std::uint32_t>& gpus) const;
-  void start(Call& call, const Planned& planned);
-  std::optional<double> admit(Call& call, std::uint32_t step, double start_s, double serialize_s);
-  // `flow`: the step as SimGrid communications, one per rail across nodes; commits it when done.
-  void run_as_flows(Call& call, std::uint32_t step, double start_s, double serialize_s);
-
-  struct Held {
-    double start_s;
-    std::uint64_t order;  // ties in time go first come, first served
-    Call* call;
-    std::uint32_t step;
-    double serialize_s;
-    bool operator>(const Held& o) const { return start_s != o.start_s ? start_s > o.start_s : order > o.order; }
-  };
+  void start(Call& call, const CallPlan& plan);
 
   const workloads::Workload& workload_;
-  const collectives::CollectiveModel& model_;
-  const platforms::Cluster& platform_;
-  Fidelity fidelity_;
+  simgrid::s4u::MutexPtr mutex_;
+  std::unique_ptr<network::NetworkModel> network_;
+  CallPlans plans_;
   CallTable collectives_;
   CallTable transfers_;
-  std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, Planned> schedule_cache_;
-  simgrid::s4u::MutexPtr mutex_;
-  LinkLoad load_;
-  std::unordered_map<LinkLoad::CallId, const Call*> open_calls_;
-  LinkLoad::CallId next_call_id_ = 0;
-  std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;
-  std::uint64_t held_order_ = 0;
-  simgrid::s4u::ConditionVariablePtr clock_wakeup_;
-  std::vector<std::uint32_t> finished_scratch_;
+  std::uint64_t next_call_id_ = 0;
+  std::vector<std::uint32_t> finished_scratch_;  // arrive()'s
+  std::vector<std::uint32_t> commit_scratch_;    // Call::commit()'s
   std::uint64_t steps_timed_ = 0;
   std::uint64_t calls_completed_ = 0;
   std::uint64_t calls_too_large_ = 0;
-  struct StatKey {
-    std::uint32_t comm;
-    int op;
-    std::uint64_t bytes;
-    auto operator<=>(const StatKey&) const = default;
-  };
-  std::map<StatKey, CollectiveStat> stats_;
+  CollectiveStats stats_;
 };
 
 } // namespace echo::core

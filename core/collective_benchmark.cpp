@@ -4,6 +4,7 @@
 #include "collectives/collective_model.hpp"
 #include "core/collective_timing.hpp"
 #include "core/engine_setup.hpp"
+#include "core/network/network_model.hpp"
 #include "core/schedule_run.hpp"
 #include "platforms/cluster.hpp"
 
@@ -90,9 +91,12 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
     spec.algorithms(algorithms);
   const collectives::CollectiveModel model(cluster, algorithms, selection_for(spec.communication, algorithms),
                                           collectives::calibration_of(cluster, spec.platform.describe()));
-  const Fidelity fidelity = spec.communication.fidelity;
+  const network::NetworkModelInfo* network = network::NetworkModelRegistry::global().find(spec.communication.fidelity);
+  if (network == nullptr)
+    throw UserError("", 0, "unknown fidelity '" + spec.communication.fidelity + "'",
+                    "use " + network::NetworkModelRegistry::global().describe_all());
   auto time_of = [&](const collectives::CollectiveCall& cc, BenchmarkRow& row) {
-    TimedCall timed = time_call(model, cc, fidelity);
+    TimedCall timed = time_call(model, cc, network->runs_steps);
     row.choice = timed.plan.describe();
     return uncontended_time_s(std::move(timed.schedule));
   };

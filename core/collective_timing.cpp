@@ -13,13 +13,13 @@ collectives::NcclSelection selection_for(const CommunicationSpec& spec, const co
   return selection;
 }
 
-TimedCall time_call(const collectives::CollectiveModel& model, const collectives::CollectiveCall& call, Fidelity fidelity,
+TimedCall time_call(const collectives::CollectiveModel& model, const collectives::CollectiveCall& call, bool steps,
                     std::uint64_t max_steps) {
   collectives::Plan plan = model.plan(call);
   const auto members = static_cast<std::uint32_t>(call.gpus.size());
-  const bool too_large = fidelity != Fidelity::analytic && model.step_count(plan, call) > max_steps &&
+  const bool too_large = steps && model.step_count(plan, call) > max_steps &&
                          model.closed_form_s(plan, call).has_value();
-  if (fidelity == Fidelity::analytic || too_large) {
+  if (!steps || too_large) {
     std::optional<double> t = model.closed_form_s(plan, call);
     if (!t)
       t = uncontended_time_s(model.build(plan, call));

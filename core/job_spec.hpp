@@ -12,16 +12,16 @@
 
 namespace echo::core {
 
-// How collectives are simulated (DESIGN.md, "Fidelity levels"):
+// How collectives are simulated: the network model's name (core/network/network_model.hpp;
+// DESIGN.md, "Fidelity levels"):
 //   analytic: one event per call, the closed-form time after the last member arrives;
 //   steps:    the call's schedule, each step timed as its members and data get there, sharing
 //             links with concurrent calls (sharers counted at the step's start);
 //   flow:     the schedule's steps become SimGrid communications on the routed links, sized to
-//             take their `steps` time alone, so SimGrid's flow model decides contention.
-enum class Fidelity { analytic, steps, flow };
-
+//             take their `steps` time alone, so SimGrid's flow model decides contention;
+//   or a model a program registered.
 struct CommunicationSpec {
-  Fidelity fidelity = Fidelity::steps;
+  std::string fidelity = "steps";
   // NCCL_ALGO / NCCL_PROTO syntax; empty: everything NCCL would consider. `*_origin` names where
   // the list came from (job file line, command line, environment) for error messages.
   std::string algo, algo_origin;

@@ -68,9 +68,8 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
                 static_cast<unsigned long long>(spec.sizes.size() > 1 ? spec.sizes[1] / std::max<std::uint64_t>(1, spec.sizes[0]) : 1));
   out += "# platform: " + platform_description + ", ranks 0.." + std::to_string(spec.gpus - 1) + "\n";
   // Alone on the cluster, `flow` steps take their `steps` time by construction.
-  const char* fidelity = spec.communication.fidelity == Fidelity::analytic ? "analytic"
-                         : spec.communication.fidelity == Fidelity::flow   ? "flow (alone: the steps time)"
-                                                                           : "steps";
+  const std::string fidelity =
+      spec.communication.fidelity == "flow" ? "flow (alone: the steps time)" : spec.communication.fidelity;
   out += std::string("# fidelity: ") + fidelity +
          "; NCCL_ALGO=" + (spec.communication.algo.empty() ? "(all)" : spec.communication.algo) +
          " NCCL_PROTO=" + (spec.communication.proto.empty() ? "(all)" : spec.communication.proto) + "\n";

@@ -159,9 +159,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
                            StreamActor(state, r, s));
   }
 
-  if (impl_->communication.fidelity == Fidelity::steps)
-    sg4::Actor::create("step-clock", impl_->cluster->gpus().front().host, [&matcher] { matcher.run_step_clock(); })
-        ->daemonize();
+  if (auto daemon = matcher.network_daemon())
+    sg4::Actor::create("network", impl_->cluster->gpus().front().host, std::move(daemon))->daemonize();
 
   const auto run_started = std::chrono::steady_clock::now();
   if (progress) {

@@ -3,6 +3,10 @@
 
 usage: scripts/calibrate_nccl.py PRESET LOG[:GPUS] ... [--hold-out LOG[:GPUS]] [--echo build/echo-des]
 
+A LOG is an nccl-tests text log (all_reduce_perf, GPUs from the log or :GPUS, 8 per node) or a
+table of ../shared/data/collectives/multi-node/ (*.csv: its op, nodes, GPUs per node and NCCL
+settings as scripts/collectives_validate.py reads them).
+
 Only physical parameters are fitted (nccl.extra_base_us.{ll,ll128,simple}, nccl.extra_hop_us.{nvlink,net},
 nccl.efficiency.{nvlink,net,ll,ll128}); the algorithm and protocol choice, channel counts and protocol
 limits stay NCCL's. The loss is the mean absolute log ratio of simulated to measured time over
@@ -10,13 +14,16 @@ every size of a log plus the same over its sizes from 1 MiB, averaged over the l
 values as `--set` arguments and as lines for the preset table.
 """
 import argparse
+import csv
 import math
+import os
 import re
 import statistics
 import subprocess
 import sys
 
 from nccl_log import times
+import collectives_validate as tables
 
 PARAMS = [  # key, start, low, high, first step
     ('nccl.extra_base_us.ll', 0.0, -6.0, 100.0, 2.0),
@@ -41,23 +48,44 @@ def gpus_of(text):
 class Log:
     def __init__(self, spec):
         path, _, gpus = spec.partition(':')
-        text = open(path).read()
-        self.path, self.real = path, times(text)
-        self.gpus = int(gpus) if gpus else gpus_of(text)
+        self.path, self.op, self.dtype, self.sets, self.env = path, 'all_reduce', 'float', [], {}
+        if path.endswith('.csv'):
+            name = os.path.basename(path)
+            manifest = {r['file']: r for r in csv.DictReader(open(os.path.join(os.path.dirname(path), 'MANIFEST.csv')))}
+            nodes, per_node = tables.layout(name, manifest[name])
+            self.real, self.dtype = tables.measured(path)
+            self.real = {s: t for s, t in self.real.items() if t > 0}
+            self.op = tables.OPS[manifest[name]['op']]
+            self.gpus, self.per_node, self.env = nodes * per_node, per_node, tables.table_env(name)
+            self.sets = [f'gpus_per_node={per_node}'] + ([f'nics_per_node={per_node}'] if per_node < 8 else [])
+        else:
+            text = open(path).read()
+            self.real = times(text)
+            self.gpus = int(gpus) if gpus else gpus_of(text)
+            self.per_node = 8
 
 
 def simulate(echo, preset, log, values):
-    nodes = max(1, math.ceil(log.gpus / 8))
-    cmd = [echo, 'nccl-tests', '--platform', f'preset:{preset}:{nodes}', '--gpus', str(log.gpus),
-           '-b', str(min(log.real)), '-e', str(max(log.real))]
+    nodes = max(1, math.ceil(log.gpus / log.per_node))
+    cmd = [echo, 'nccl-tests', '--platform', f'preset:{preset}:{nodes}', '--gpus', str(log.gpus), '--op', log.op,
+           '-d', log.dtype, '-b', str(min(log.real)), '-e', str(max(log.real))]
+    for s in log.sets:
+        cmd += ['--set', s]
     for (key, *_), v in zip(PARAMS, values):
         cmd += ['--set', f'{key}={v:.6g}']
-    return times(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    run = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, **log.env})
+    return times(run.stdout)
 
 
 def errors(echo, preset, log, values):
     sim = simulate(echo, preset, log, values)
-    return {s: sim[s] / log.real[s] - 1 for s in log.real if s in sim and log.real[s] > 0}
+    # nccl-tests rounds sizes to whole counts per rank: pair each measured size with the nearest.
+    out = {}
+    for s in log.real:
+        t = min(sim, key=lambda x: abs(x - s))
+        if abs(t - s) <= 0.01 * s:
+            out[s] = sim[t] / log.real[s] - 1
+    return out
 
 
 def loss(echo, preset, logs, values):

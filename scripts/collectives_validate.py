@@ -78,13 +78,25 @@ def measured(path):
     return rows, dtype
 
 
-def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi):
+# Tables run with NCCL settings that change what the model must pick (MANIFEST.csv's env column).
+TABLE_ENV = [(r"_ring_minctas", {"NCCL_ALGO": "Ring"})]
+
+
+def table_env(name):
+    env = {}
+    for pattern, values in TABLE_ENV:
+        if re.search(pattern, name):
+            env.update(values)
+    return env
+
+
+def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None):
     platform = f"preset:{preset}:{nodes}"
     cmd = [echo, "nccl-tests", "--platform", platform, "-g", str(nodes * per_node), "--op", op, "-d", dtype, "-b", str(lo),
            "-e", str(hi)]
     for s in sets + [f"gpus_per_node={per_node}"]:
         cmd += ["--set", s]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[0] if out.stderr.strip() else f"exit {out.returncode}"
     times = {}
@@ -125,7 +137,8 @@ def main():
         if per_node < PRESET_GPUS_PER_NODE[preset]:
             sets = sets + [f"nics_per_node={per_node}"]
         sizes_run = [s for s in real if s > 0]
-        sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run))
+        sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run),
+                             table_env(name))
         if sim is None:
             print(f"{name}: not run: {why}", file=sys.stderr)
             continue

@@ -186,8 +186,8 @@ TEST_CASE("an uncontended collective takes the same time in `analytic` and `step
         CAPTURE(bytes);
         CAPTURE(platform.nodes);
         const auto call = call_of(op, bytes, platform.gpu_count(), 1);
-        const double steps = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::steps).schedule);
-        const double analytic = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::analytic).schedule);
+        const double steps = core::uncontended_time_s(core::time_call(model, call, true).schedule);
+        const double analytic = core::uncontended_time_s(core::time_call(model, call, false).schedule);
         CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
       }
   }
@@ -241,10 +241,10 @@ TEST_CASE("every built-in schedule runs alone in its closed-form time (or the an
     const CollectiveModel model(c.platform, registry, selection, calibration_of(c.platform, "p"));
     for (std::uint64_t bytes : {std::uint64_t{4096} * c.platform.gpu_count(), std::uint64_t{1} << 30}) {
       const auto call = call_of(c.op, bytes, c.platform.gpu_count());
-      const auto timed = core::time_call(model, call, core::Fidelity::steps);
+      const auto timed = core::time_call(model, call, true);
       CHECK(timed.plan.algorithm->name().size() > 0);
       const double steps = core::uncontended_time_s(timed.schedule);
-      const double analytic = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::analytic).schedule);
+      const double analytic = core::uncontended_time_s(core::time_call(model, call, false).schedule);
       CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
       CHECK(steps > 0);
     }
@@ -258,12 +258,12 @@ TEST_CASE("a schedule too large to hold runs at analytic fidelity, and says so")
   ring.restrict_algorithms("ring", "test");
   const CollectiveModel model(big, registry, ring, calibration_of(big, "p"));
   const auto call = call_of(Op::all_reduce, 1ull << 30, 2048);
-  const auto timed = core::time_call(model, call, core::Fidelity::steps);
+  const auto timed = core::time_call(model, call, true);
   CHECK(timed.too_large_for_steps);
   CHECK(timed.schedule.is_barrier());
   CHECK(timed.schedule.barrier_s() == doctest::Approx(*model.closed_form_s(timed.plan, call)));
   // Below the limit the schedule is built.
-  CHECK_FALSE(core::time_call(model, call_of(Op::all_reduce, 1ull << 30, 64), core::Fidelity::steps).too_large_for_steps);
+  CHECK_FALSE(core::time_call(model, call_of(Op::all_reduce, 1ull << 30, 64), true).too_large_for_steps);
 }
 
 TEST_CASE("AllToAll's closed form is its schedule's time, inside and across nodes") {
@@ -271,7 +271,7 @@ TEST_CASE("AllToAll's closed form is its schedule's time, inside and across node
   for (const auto& platform : {ndv4(1), ndv4(3)}) {
     const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
     const auto call = call_of(Op::all_to_all, 3 << 20, platform.gpu_count());
-    const double steps = core::uncontended_time_s(core::time_call(model, call, core::Fidelity::steps).schedule);
+    const double steps = core::uncontended_time_s(core::time_call(model, call, true).schedule);
     CHECK(steps == doctest::Approx(*model.closed_form_s(model.plan(call), call)).epsilon(1e-12));
   }
 }

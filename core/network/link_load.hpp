@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace echo::core {
+namespace echo::core::network {
 
 class LinkLoad {
 public:
@@ -54,4 +54,4 @@ private:
   std::unordered_map<LinkId, Link> links_;
 };
 
-} // namespace echo::core
+} // namespace echo::core::network

@@ -1,8 +1,8 @@
-#include "core/link_load.hpp"
+#include "core/network/link_load.hpp"
 
 #include <algorithm>
 
-namespace echo::core {
+namespace echo::core::network {
 
 void LinkLoad::claim(CallId call, const std::vector<LinkId>& links) {
   for (LinkId id : links)
@@ -51,4 +51,4 @@ void LinkLoad::book(LinkId id, CallId call, double start, double left, double no
   bookings.push_back({start, left, call});
 }
 
-} // namespace echo::core
+} // namespace echo::core::network

@@ -1,0 +1,50 @@
+#pragma once
+// CallPlans: the collective model's plan of each kind of call, built once. A collective's plan
+// depends only on (communicator, op, bytes, root), a send/recv's on (source, destination, bytes),
+// so every call of a kind shares one schedule. Also the call's slowdown features
+// (slowdown/features.hpp), which encode the plan.
+#include "collectives/collective_model.hpp"
+#include "workloads/workload.hpp"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace echo::core {
+
+struct CallPlan {
+  std::shared_ptr<const collectives::Schedule> schedule;
+  std::vector<std::uint32_t> gpus;  // member index -> GPU
+  bool too_large = false;           // ran as one barrier: too many steps to build
+  std::string choice;               // Plan::describe()
+  std::vector<float> slowdown_features;
+};
+
+class CallPlans {
+public:
+  // `runs_steps`: whether the network model runs schedules' steps (else a barrier of the
+  // closed-form time).
+  CallPlans(const workloads::Workload& workload, const collectives::CollectiveModel& model, bool runs_steps)
+      : workload_(workload), model_(model), runs_steps_(runs_steps) {}
+
+  // `folded`: the communicator's members all arrive together on links nothing else uses
+  // (rank_folding.hpp), so its schedule would play out as the closed form says: a barrier.
+  // References live as long as this object.
+  const CallPlan& collective(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
+  const CallPlan& transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes);
+  // Op, algorithm, protocol, channels and bytes of the call `task` makes on `comm`; for a send /
+  // recv or a call on one rank, op and bytes only. The vector's address names the call's kind.
+  const std::vector<float>& features(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
+
+private:
+  const workloads::Workload& workload_;
+  const collectives::CollectiveModel& model_;
+  bool runs_steps_;
+  std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, CallPlan> collectives_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallPlan> transfers_;
+  std::map<std::uint64_t, std::vector<float>> transfer_features_;
+};
+
+} // namespace echo::core

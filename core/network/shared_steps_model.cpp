@@ -1,0 +1,121 @@
+#include "core/network/shared_steps_model.hpp"
+
+#include "core/cooperative_wait.hpp"
+#include "core/network/link_load.hpp"
+#include "core/network/step_links.hpp"
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+
+namespace echo::core::network {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+class SharedStepsModel final : public NetworkModel {
+public:
+  explicit SharedStepsModel(const NetworkContext& context)
+      : mutex_(context.mutex), links_(context.platform), load_([this](LinkLoad::CallId id) {
+          auto it = open_.find(id);
+          return it != open_.end() && !it->second.call->all_steps_timed();
+        }),
+        clock_wakeup_(sg4::ConditionVariable::create()) {}
+
+  void open(NetworkCall& call) override {
+    const StepLinks& links = links_.of(call.schedule(), call.gpus());
+    open_.emplace(call.id(), Open{&call, &links});
+    load_.claim(call.id(), links.distinct);
+  }
+
+  void close(NetworkCall& call) override {
+    auto it = open_.find(call.id());
+    if (it == open_.end())
+      return;
+    load_.release(call.id(), it->second.links->distinct);
+    open_.erase(it);
+  }
+
+  std::optional<double> admit(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) override {
+    const StepLinks& l = *open_.at(call.id()).links;
+    const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
+    if (std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
+      for (auto it = first; it != last; ++it)
+        load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock());
+      return serialize_s;
+    }
+    const bool earliest = held_.empty() || start_s < held_.top().start_s;
+    held_.push({start_s, held_order_++, &call, step, serialize_s});
+    if (earliest)
+      clock_wakeup_->notify_all();
+    return std::nullopt;
+  }
+
+  std::function<void()> daemon() override {
+    return [this] { run_step_clock(); };
+  }
+
+private:
+  struct Open {
+    NetworkCall* call;
+    const StepLinks* links;
+  };
+  struct Held {
+    double start_s;
+    std::uint64_t order;  // ties in time go first come, first served
+    NetworkCall* call;
+    std::uint32_t step;
+    double serialize_s;
+    bool operator>(const Held& o) const { return start_s != o.start_s ? start_s > o.start_s : order > o.order; }
+  };
+
+  // Times held-back steps when simulated time reaches their start.
+  void run_step_clock() {
+    // Locked for good: this daemon only gives the mutex up while it waits, and is killed at the
+    // end of the run (cooperative_wait.hpp says why no std::unique_lock).
+    mutex_->lock();
+    for (;;) {
+      if (held_.empty()) {
+        clock_wakeup_->wait(mutex_);
+        continue;
+      }
+      const double now = sg4::Engine::get_clock();
+      if (held_.top().start_s > now) {
+        wait_locked_until(*clock_wakeup_, mutex_, held_.top().start_s);
+        continue;
+      }
+      const Held h = held_.top();
+      held_.pop();
+      const StepLinks& l = *open_.at(h.call->id()).links;
+      const auto first = l.ids.begin() + l.begin[h.step], last = l.ids.begin() + l.begin[h.step + 1];
+      // The step shares its busiest link with every other call busy on it now.
+      std::uint32_t sharers = 0;
+      for (auto it = first; it != last; ++it)
+        sharers = std::max(sharers, load_.sharers(*it, h.call->id(), h.start_s));
+      const double serialize = h.serialize_s * (1 + sharers);
+      for (auto it = first; it != last; ++it)
+        load_.book(*it, h.call->id(), h.start_s, h.start_s + serialize, now);
+      h.call->commit(h.step, serialize);
+    }
+  }
+
+  sg4::MutexPtr mutex_;
+  StepLinksCache links_;
+  std::unordered_map<LinkLoad::CallId, Open> open_;
+  LinkLoad load_;
+  std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;
+  std::uint64_t held_order_ = 0;
+  sg4::ConditionVariablePtr clock_wakeup_;
+};
+
+} // namespace
+
+std::unique_ptr<NetworkModel> make_shared_steps_model(const NetworkContext& context) {
+  return std::make_unique<SharedStepsModel>(context);
+}
+
+} // namespace echo::core::network

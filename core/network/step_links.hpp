@@ -1,0 +1,40 @@
+#pragma once
+// The links each step of a call's schedule leaves its GPU through: its intra-node link for a hop
+// inside a node, or every NIC the call's members use on that node for a hop across nodes (a
+// call's channels are spread over them). Shared by the `steps` and `flow` models.
+#include "collectives/schedule.hpp"
+#include "core/network/link_load.hpp"
+#include "platforms/cluster.hpp"
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace echo::core::network {
+
+struct StepLinks {
+  // Step i: ids[begin[i]..begin[i+1]); `distinct`: the links of the whole schedule.
+  std::vector<std::uint32_t> begin;
+  std::vector<LinkLoad::LinkId> ids, distinct;
+  // Per node, the call's first GPU on each NIC of that node (NIC index -> GPU), for laying a step
+  // across nodes out on the rails.
+  std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>> gpu_on_nic;
+};
+
+StepLinks step_links(const platforms::Cluster& platform, const collectives::Schedule& schedule,
+                     const std::vector<std::uint32_t>& gpus);
+
+// The links of each schedule, worked out once: a schedule is shared by every call of its kind
+// (the engine caches plans), so it is kept alive here and its address names it.
+class StepLinksCache {
+public:
+  explicit StepLinksCache(const platforms::Cluster& platform) : platform_(platform) {}
+  const StepLinks& of(const std::shared_ptr<const collectives::Schedule>& schedule, const std::vector<std::uint32_t>& gpus);
+
+private:
+  const platforms::Cluster& platform_;
+  std::unordered_map<const collectives::Schedule*, std::pair<std::shared_ptr<const collectives::Schedule>, StepLinks>> cache_;
+};
+
+} // namespace echo::core::network
