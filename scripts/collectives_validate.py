@@ -4,7 +4,7 @@ a platform built from what the cluster is published to be: per table, the median
 the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/tools/nccl-compare.py
 reads errors). Nothing is fitted here: this is the baseline of issue 17.
 
-  scripts/collectives_validate.py [--echo build/echo-des] [--markdown] [--only SUBSTRING] [--detail]
+  scripts/collectives_validate.py [--echo build/echo-des] [--markdown | --json] [--only SUBSTRING] [--detail]
 
 Clusters and the presets they run on (`echo-des platform list` gives each preset's figures and
 sources; the `approximation` column says what the model cannot express yet):
@@ -111,6 +111,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", action="store_true", help="print the per-table figures as JSON")
     ap.add_argument("--only", default="", help="run only the tables whose name contains this")
     ap.add_argument("--detail", action="store_true", help="print every size: measured, simulated, error")
     a = ap.parse_args()
@@ -156,6 +157,11 @@ def main():
         signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])
         results.append((name, OPS[row["op"]], nodes, per_node, statistics.median(big), max(big), signed_big,
                         statistics.median(every), max(every), approx))
+    if a.json:
+        print(json.dumps([{"table": n, "op": op, "nodes": nodes, "gpus_per_node": g, "median_1mib": round(mb, 6),
+                           "max_1mib": round(xb, 6), "signed_1mib": round(sb, 6), "median_all": round(ma, 6),
+                           "max_all": round(xa, 6)} for n, op, nodes, g, mb, xb, sb, ma, xa, _ in results], indent=1))
+        return
     if a.markdown:
         print("| table | op | nodes x GPUs | median \\|err\\| >= 1 MiB | max >= 1 MiB | signed median >= 1 MiB | median \\|err\\| all | max all | approximation |")
         print("|---|---|---|---:|---:|---:|---:|---:|---|")
