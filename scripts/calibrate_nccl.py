@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Fit the physical parameters of the collective model to real nccl-tests logs.
 
-usage: scripts/calibrate_nccl.py PRESET LOG[:GPUS] ... [--hold-out LOG[:GPUS]] [--echo build/echo-des]
+usage: scripts/calibrate_nccl.py PRESET LOG[:GPUS] ... [--hold-out LOG[:GPUS]] [--params KEY,...]
+                                 [--min-bytes N] [--echo build/echo-des]
+
+--params fits only those parameters (the others stay the preset's own); --min-bytes fits on
+sizes from N bytes only (e.g. the bandwidth regime, for an efficiency).
 
 A LOG is an nccl-tests text log (all_reduce_perf, GPUs from the log or :GPUS, 8 per node) or a
 table of ../shared/data/collectives/multi-node/ (*.csv: its op, nodes, GPUs per node and NCCL
@@ -39,6 +43,10 @@ PARAMS = [  # key, start, low, high, first step
 
 
 
+# The parameters being fitted: only these are set on the command line, the others stay the preset's.
+FITTED = set()
+
+
 def gpus_of(text):
     m = re.search(r'nGpus (\d+)', text)
     ranks = re.findall(r'#\s+Rank\s+\d+', text)
@@ -57,7 +65,9 @@ class Log:
             self.real = {s: t for s, t in self.real.items() if t > 0}
             self.op = tables.OPS[manifest[name]['op']]
             self.gpus, self.per_node, self.env = nodes * per_node, per_node, tables.table_env(name)
-            self.sets = [f'gpus_per_node={per_node}'] + ([f'nics_per_node={per_node}'] if per_node < 8 else [])
+            # Fewer GPUs per node than the machine has: those GPUs' own NICs (as collectives_validate.py).
+            machine = tables.PRESET_GPUS_PER_NODE[tables.describe_table(name)[0]]
+            self.sets = [f'gpus_per_node={per_node}'] + ([f'nics_per_node={per_node}'] if per_node < machine else [])
         else:
             text = open(path).read()
             self.real = times(text)
@@ -72,7 +82,8 @@ def simulate(echo, preset, log, values):
     for s in log.sets:
         cmd += ['--set', s]
     for (key, *_), v in zip(PARAMS, values):
-        cmd += ['--set', f'{key}={v:.6g}']
+        if key in FITTED:
+            cmd += ['--set', f'{key}={v:.6g}']
     run = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, **log.env})
     return times(run.stdout)
 
@@ -88,14 +99,14 @@ def errors(echo, preset, log, values):
     return out
 
 
-def loss(echo, preset, logs, values):
+def loss(echo, preset, logs, values, min_bytes=0):
     # Mean absolute log error per log, over every size and again over sizes from 1 MiB (where the
     # targets are strictest), averaged over the logs.
     if any(not lo <= v <= hi for (_, _, lo, hi, _), v in zip(PARAMS, values)):
         return float('inf')
     total = 0.0
     for log in logs:
-        e = errors(echo, preset, log, values)
+        e = {s: v for s, v in errors(echo, preset, log, values).items() if s >= min_bytes}
         total += statistics.mean(abs(math.log1p(v)) for v in e.values())
         total += statistics.mean(abs(math.log1p(v)) for s, v in e.items() if s >= 1 << 20)
     return total / len(logs)
@@ -143,20 +154,37 @@ def main():
     ap.add_argument('preset')
     ap.add_argument('logs', nargs='+')
     ap.add_argument('--hold-out', action='append', default=[])
+    ap.add_argument('--params', default='', help='comma-separated keys to fit (default: all)')
+    ap.add_argument('--min-bytes', type=int, default=0, help='fit on sizes from this many bytes only')
     ap.add_argument('--echo', default='build/echo-des')
     a = ap.parse_args()
     fit, held = [Log(s) for s in a.logs], [Log(s) for s in a.hold_out]
-    f = lambda v: loss(a.echo, a.preset, fit, v)
+    keys = [p[0] for p in PARAMS]
+    chosen = a.params.split(',') if a.params else keys
+    unknown = [k for k in chosen if k not in keys]
+    if unknown:
+        sys.exit(f'calibrate_nccl.py: unknown parameter {unknown[0]!r}; known: {", ".join(keys)}')
     x0 = [p[1] for p in PARAMS]
-    steps = [p[4] for p in PARAMS]
-    best, val = nelder_mead(f, x0, steps)
-    best, val = nelder_mead(f, best, [s / 4 for s in steps])  # restart around the optimum
+    free = [keys.index(k) for k in chosen]
+    FITTED.update(chosen)
+
+    def full(sub):  # the free parameters' values into the whole vector
+        v = list(x0)
+        for i, x in zip(free, sub):
+            v[i] = x
+        return v
+
+    f = lambda sub: loss(a.echo, a.preset, fit, full(sub), a.min_bytes)
+    steps = [PARAMS[i][4] for i in free]
+    sub, val = nelder_mead(f, [x0[i] for i in free], steps)
+    sub, val = nelder_mead(f, sub, [s / 4 for s in steps])  # restart around the optimum
+    best = full(sub)
     print(f'loss {val:.4f}')
     for log in fit:
         report(a.echo, a.preset, log, best, 'fitted')
     for log in held:
         report(a.echo, a.preset, log, best, 'held out')
-    print(' '.join(f'--set {k}={v:.3g}' for (k, *_), v in zip(PARAMS, best)))
+    print(' '.join(f'--set {k}={v:.3g}' for (k, *_), v in zip(PARAMS, best) if k in chosen))
 
 
 if __name__ == '__main__':
