@@ -2,7 +2,7 @@
 #include "platforms/platform_precheck.hpp"
 
 #include "base/user_error.hpp"
-#include "platforms/platform_writer.hpp"
+#include "platforms/platform_builder.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -75,23 +75,8 @@ void load_platform(simgrid::s4u::Engine& engine, const PlatformSource& source) {
     load_file(engine, source.file, source.file);
     return;
   }
-  // SimGrid reads platforms from files only: write the generated XML to a private temporary file.
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir != nullptr ? tmpdir : "/tmp") + "/echo-des-platform-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd < 0)
-    throw UserError(path, 0, "cannot create a temporary file for the generated platform",
-                    "set TMPDIR to a writable folder");
-  close(fd);
-  struct Remove {
-    std::string path;
-    ~Remove() { std::remove(path.c_str()); }
-  } remove_at_exit{path};
-  {
-    std::ofstream out(path);
-    write_platform_xml(*source.spec, out);
-  }
-  load_file(engine, path, "preset " + source.spec->preset);
+  // Built in the engine directly: nothing is written to disk, and no route is looked up by name.
+  build_platform(engine, *source.spec);
 }
 
 } // namespace echo::platforms

@@ -22,7 +22,7 @@ std::string time_string(double seconds) {
   return buf;
 }
 
-void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
+void write_node(const ClusterSpec& spec, const PresetFigures& f, std::uint32_t n, std::ostream& out) {
   const std::string node = "node" + std::to_string(n);
   out << "      <zone id=\"" << node << "\" routing=\"Full\">\n"
       << "        <prop id=\"intra\" value=\"nvlink\"/>\n"
@@ -34,14 +34,8 @@ void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     out << "        <link id=\"" << node << "-nvlink" << g << "\" bandwidth=\"" << spec.nvlink_bw
         << "\" latency=\"" << spec.nvlink_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  // Several NICs per GPU (AWS p5: four EFA NICs each) are one link of their summed rate: a GPU's
-  // traffic is spread over all of them (EFA's SRD sprays packets), which a route of one link per
-  // hop cannot say otherwise.
-  const std::uint32_t links = std::min(spec.nics_per_node, spec.gpus_per_node);
-  const std::uint32_t nics_per_link = spec.nics_per_node / links;
-  const std::string link_bw = nics_per_link == 1
-      ? spec.nic_bw
-      : bandwidth_string(nics_per_link * xbt_parse_get_bandwidth("preset", 0, spec.nic_bw, "nic_bw"));
+  const std::uint32_t links = f.nic_links;
+  const std::string link_bw = spec.nics_per_node == links ? spec.nic_bw : bandwidth_string(f.nic_link_Bps);
   for (std::uint32_t k = 0; k < links; ++k)
     out << "        <link id=\"" << node << "-nic" << k << "\" bandwidth=\"" << link_bw
         << "\" latency=\"" << spec.nic_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
@@ -58,12 +52,30 @@ void write_node(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
 
 } // namespace
 
-void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
+PresetFigures preset_figures(const ClusterSpec& spec) {
+  PresetFigures f{};
+  f.nvlink_Bps = xbt_parse_get_bandwidth("preset", 0, spec.nvlink_bw, "nvlink_bw");
+  f.nvlink_latency_s = xbt_parse_get_time("preset", 0, spec.nvlink_latency, "nvlink_latency");
   const double nic_Bps = xbt_parse_get_bandwidth("preset", 0, spec.nic_bw, "nic_bw");
-  const double switch_s = xbt_parse_get_time("preset", 0, spec.switch_latency, "switch_latency");
-  const std::uint32_t pod_nodes = std::max(1u, std::min(spec.pod_nodes, spec.nodes));
-  const std::uint32_t pods = (spec.nodes + pod_nodes - 1) / pod_nodes;
-  const double uplink_Bps = pod_nodes * spec.nics_per_node * nic_Bps / spec.oversubscription;
+  // Several NICs per GPU (AWS p5: four EFA NICs each) are one link of their summed rate: a GPU's
+  // traffic is spread over all of them (EFA's SRD sprays packets), which a route of one link per
+  // hop cannot say otherwise.
+  f.nic_links = std::min(spec.nics_per_node, spec.gpus_per_node);
+  f.nic_link_Bps = (spec.nics_per_node / f.nic_links) * nic_Bps;
+  f.nic_latency_s = xbt_parse_get_time("preset", 0, spec.nic_latency, "nic_latency");
+  f.switch_latency_s = xbt_parse_get_time("preset", 0, spec.switch_latency, "switch_latency");
+  f.pod_nodes = std::max(1u, std::min(spec.pod_nodes, spec.nodes));
+  f.pods = (spec.nodes + f.pod_nodes - 1) / f.pod_nodes;
+  f.uplink_Bps = f.pod_nodes * spec.nics_per_node * nic_Bps / spec.oversubscription;
+  return f;
+}
+
+void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
+  const PresetFigures f = preset_figures(spec);
+  const double switch_s = f.switch_latency_s;
+  const std::uint32_t pod_nodes = f.pod_nodes;
+  const std::uint32_t pods = f.pods;
+  const double uplink_Bps = f.uplink_Bps;
 
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -86,7 +98,7 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
     const std::uint32_t last = std::min(spec.nodes, first + pod_nodes);
     out << "    <zone id=\"" << pod << "\" routing=\"Full\">\n";
     for (std::uint32_t n = first; n < last; ++n)
-      write_node(spec, n, out);
+      write_node(spec, f, n, out);
     out << "      <zone id=\"" << pod << "-switches\" routing=\"Full\"><router id=\"" << pod
         << "-leaf\"/></zone>\n"
         // Leaf hop: a switch traversal, never the bottleneck (the NIC links are).

@@ -13,6 +13,8 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace echo;
@@ -138,6 +140,42 @@ TEST_CASE("several NICs per GPU are one link of their summed rate, and NIC count
   CHECK(inspect(source, {{0, 8}})["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
   spec.nics_per_node = 12;
   CHECK_THROWS_WITH_AS(platforms::validate(spec, "test"), doctest::Contains("do not divide each other"), UserError);
+}
+
+TEST_CASE("a preset built in the engine is the platform its XML describes, and nothing is written to disk") {
+  test::TempDir dir;
+  for (const char* name : {"dgx-h100", "aws-p5", "polaris"}) {
+    INFO(name);
+    auto spec = platforms::preset(name, 40);  // two pods
+    platforms::override_figure(spec, "oversubscription", "2", "test");
+    const std::string xml = dir / (std::string(name) + ".xml");
+    {
+      std::ofstream out(xml);
+      platforms::write_platform_xml(spec, out);
+    }
+    platforms::PlatformSource from_xml, built;
+    from_xml.file = xml;
+    built.spec = spec;
+    const std::vector<std::pair<int, int>> pairs = {{0, 1}, {0, 5}, {1, 12}, {3, 130}, {2, 150}, {150, 2}};
+    const auto a = inspect(from_xml, pairs), b = inspect(built, pairs);
+    CHECK(a["gpus"] == b["gpus"]);
+    CHECK(a["routes"] == b["routes"]);
+  }
+  // Loading a preset leaves TMPDIR as it was (the XML used to be written there first).
+  test::TempDir tmp;
+  const auto outcome = test::in_child_process([&] {
+    setenv("TMPDIR", tmp.path().c_str(), 1);
+    int argc = 1;
+    char name[] = "test";
+    char* argv[] = {name, nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    platforms::PlatformSource source;
+    source.spec = platforms::preset("dgx-a100", 64);
+    platforms::load_platform(engine, source);
+    return std::to_string(engine.get_host_count());
+  });
+  CHECK(outcome.text == "512");
+  CHECK(std::filesystem::is_empty(tmp.path()));
 }
 
 TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across nodes") {
