@@ -14,6 +14,14 @@ std::string parse_fidelity(const std::string& text, const std::string& origin, i
   return text;
 }
 
+collectives::NcclVersion parse_nccl_version(const std::string& text, const std::string& origin, int line) {
+  if (auto v = collectives::parse_nccl_version(text))
+    return *v;
+  throw UserError(origin, line, "unknown NCCL version '" + text + "'",
+                  "give a release from " + collectives::known_nccl_versions() + ", e.g. 2.18 or 2.21.5 (newer ones "
+                  "are not known to the model yet)");
+}
+
 void apply_nccl_environment(core::CommunicationSpec& spec) {
   if (const char* algo = std::getenv("NCCL_ALGO"); algo != nullptr && spec.algo.empty()) {
     spec.algo = algo;

@@ -268,6 +268,9 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   if (comm["fidelity"])
     job.communication.fidelity =
         parse_fidelity(scalar(comm["fidelity"], "fidelity", shown_name), shown_name, line_of(comm["fidelity"]));
+  if (comm["nccl_version"])
+    job.communication.nccl_version = parse_nccl_version(scalar(comm["nccl_version"], "nccl_version", shown_name), shown_name,
+                                                        line_of(comm["nccl_version"]));
   if (comm["algo"]) {
     job.communication.algo = scalar(comm["algo"], "algo", shown_name);
     job.communication.algo_origin = shown_name + ":" + std::to_string(line_of(comm["algo"])) + " (communication.algo)";

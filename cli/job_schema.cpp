@@ -31,7 +31,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
                                    "sync_before_step", "sync_moe_dispatch", "sync_timers"};
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",
                               "dp_overlap", "p2p_overlap", "bucket_mb", "order"};
-    t["communication"] = {"fidelity", "algo", "proto"};
+    t["communication"] = {"fidelity", "algo", "proto", "nccl_version"};
     t["slowdown"] = {"model", "factor", "file"};
     for (const auto& c : slowdown::category_names())
       t["slowdown"].push_back(c);

@@ -22,7 +22,7 @@ struct NcclTestsOptions {
   std::uint64_t factor = 2;
   std::string dtype = "float";
   std::uint32_t root = 0;
-  std::string algo, proto, fidelity = "steps";
+  std::string algo, proto, fidelity = "steps", nccl_version;
   std::vector<std::string> figures;  // KEY=VALUE what-if overrides of a preset
 };
 
@@ -104,6 +104,9 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
   cmd->add_option("--proto", opts->proto,
                   "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
   cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
+  cmd->add_option("--nccl-version", opts->nccl_version,
+                  "NCCL release (" + collectives::known_nccl_versions() + "; default " + collectives::kNewestNccl.str() +
+                      "): algorithms it does not have (NVLS before 2.17, NVLSTree before 2.18, PAT before 2.23) are not chosen");
   cmd->add_option("--fidelity", opts->fidelity,
                   "analytic (closed form), steps (run the schedule; default) or a registered network model; flow equals steps for a call alone");
   return [cmd, opts, setup]() -> int {
@@ -135,6 +138,8 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
     }
     spec.platform = parse_platform(opts->platform, opts->figures);
     spec.communication.fidelity = parse_fidelity(opts->fidelity, "--fidelity");
+    if (!opts->nccl_version.empty())
+      spec.communication.nccl_version = parse_nccl_version(opts->nccl_version, "--nccl-version");
     if (!opts->algo.empty()) {
       spec.communication.algo = opts->algo;
       spec.communication.algo_origin = "--algo";

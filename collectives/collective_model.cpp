@@ -137,7 +137,9 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     for (Protocol proto : kProtocols) {
       if (!selection_.protocol_enabled(call.op, proto))
         continue;
-      std::string reason = tuner.unavailable(call.op, algo, proto);
+      std::string reason = missing_in(algo, selection_.nccl_version());
+      if (reason.empty())
+        reason = tuner.unavailable(call.op, algo, proto);
       if (reason.empty() && algorithm == nullptr)
         reason = "echo-des has no schedule for it yet";
       if (reason.empty())
@@ -165,7 +167,7 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
                         (selection_.algorithm_list().empty() ? "all" : selection_.algorithm_list()) + ", protocols: " +
                         (selection_.protocol_list().empty() ? "all" : selection_.protocol_list()) + "):" + why_not,
                     "allow another algorithm or protocol (NCCL_ALGO / NCCL_PROTO, --algo / --proto, or the job's "
-                    "`nccl` section)");
+                    "`communication` section), or a newer nccl_version where one is missing");
   const NcclAlgo algo = *nccl_algo_from_string(plan.algorithm_name);
   plan.channels = tuner.channels_used(algo, plan.protocol, call.bytes);
   plan.costs = costs_for(tuner, call.op, algo, plan.protocol, plan.channels, call.bytes);

@@ -11,6 +11,7 @@
 // AllGather, ReduceScatter, AllReduce). Each entry replaces the whole list of the functions it
 // names. Algorithm names beyond NCCL's (a researcher's registered algorithm) are accepted when
 // given in `extra_algorithms`; such an algorithm is used only where a list names it explicitly.
+#include "collectives/nccl_version.hpp"
 #include "collectives/nccl_vocabulary.hpp"
 #include "collectives/op.hpp"
 
@@ -27,6 +28,9 @@ public:
   void restrict_algorithms(const std::string& list, const std::string& origin,
                            const std::vector<std::string>& extra_algorithms = {});
   void restrict_protocols(const std::string& list, const std::string& origin);
+  // The NCCL release: algorithms it does not have are never chosen (nccl_version.hpp).
+  void set_nccl_version(NcclVersion version) { version_ = version; }
+  NcclVersion nccl_version() const { return version_; }
 
   // Ops NCCL has no tuning for (AllToAll, send/recv) are never restricted.
   bool algorithm_enabled(Op op, std::string_view algorithm) const;
@@ -49,6 +53,7 @@ private:
   static bool enabled(const Rules& rules, Op op, std::string_view name);
 
   Rules algos_, protos_;
+  NcclVersion version_ = kNewestNccl;
   std::string algo_text_, proto_text_;
 };
 

@@ -10,6 +10,7 @@ collectives::NcclSelection selection_for(const CommunicationSpec& spec, const co
     selection.restrict_algorithms(spec.algo, spec.algo_origin, algorithms.names());
   if (!spec.proto.empty())
     selection.restrict_protocols(spec.proto, spec.proto_origin);
+  selection.set_nccl_version(spec.nccl_version);
   return selection;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // JobSpec: one simulation request, as `cli` parsed it from a job file (and --set overrides).
+#include "collectives/nccl_version.hpp"
 #include "platforms/platform_loader.hpp"
 #include "workloads/generator/training_job.hpp"
 #include "workloads/importers/importer.hpp"
@@ -26,6 +27,8 @@ struct CommunicationSpec {
   // the list came from (job file line, command line, environment) for error messages.
   std::string algo, algo_origin;
   std::string proto, proto_origin;
+  // The NCCL release whose algorithms may be chosen (collectives/nccl_version.hpp).
+  collectives::NcclVersion nccl_version = collectives::kNewestNccl;
 };
 
 // Compute slowdown under overlap (slowdown/predictor.hpp): the model and its parameters.

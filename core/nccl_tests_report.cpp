@@ -72,7 +72,9 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
       spec.communication.fidelity == "flow" ? "flow (alone: the steps time)" : spec.communication.fidelity;
   out += std::string("# fidelity: ") + fidelity +
          "; NCCL_ALGO=" + (spec.communication.algo.empty() ? "(all)" : spec.communication.algo) +
-         " NCCL_PROTO=" + (spec.communication.proto.empty() ? "(all)" : spec.communication.proto) + "\n";
+         " NCCL_PROTO=" + (spec.communication.proto.empty() ? "(all)" : spec.communication.proto) +
+         (spec.communication.nccl_version == collectives::kNewestNccl ? "" : "; NCCL " + spec.communication.nccl_version.str()) +
+         "\n";
   out += "# algorithm/protocol/channels by size:\n";
   out += choices_by_size(rows);
   out += "#\n";

@@ -90,12 +90,20 @@ def table_env(name):
     return env
 
 
-def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None):
+def nccl_version(name, manifest_row):
+    """The NCCL release a table ran: from its file name where it has one, else MANIFEST.csv's."""
+    m = re.search(r"v?(2)[._](\d+)(?:[._](\d+))?", name) or re.search(r"(2)\.(\d+)(?:\.(\d+))?", manifest_row["nccl"])
+    return f"{m.group(1)}.{m.group(2)}" if m else ""
+
+
+def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None, version=""):
     platform = f"preset:{preset}:{nodes}"
     cmd = [echo, "nccl-tests", "--platform", platform, "-g", str(nodes * per_node), "--op", op, "-d", dtype, "-b", str(lo),
            "-e", str(hi)]
     for s in sets + [f"gpus_per_node={per_node}"]:
         cmd += ["--set", s]
+    if version:
+        cmd += ["--nccl-version", version]
     out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[0] if out.stderr.strip() else f"exit {out.returncode}"
@@ -139,7 +147,7 @@ def main():
             sets = sets + [f"nics_per_node={per_node}"]
         sizes_run = [s for s in real if s > 0]
         sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run),
-                             table_env(name))
+                             table_env(name), nccl_version(name, row))
         if sim is None:
             print(f"{name}: not run: {why}", file=sys.stderr)
             continue

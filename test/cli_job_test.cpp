@@ -103,6 +103,16 @@ TEST_CASE("a missing job file") {
   CHECK_THROWS_WITH_AS(cli::load_job("/nonexistent/job.yaml", {}), doctest::Contains("cannot read the job file"), UserError);
 }
 
+TEST_CASE("the communication section names an NCCL release the model knows") {
+  const std::string base = "platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication:\n  nccl_version: ";
+  CHECK(parse(base + "2.18.3-1\n").communication.nccl_version == collectives::NcclVersion{2, 18});
+  CHECK(parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").communication.nccl_version == collectives::kNewestNccl);
+  const std::string message = error_of(base + "2.40\n");
+  CHECK(message.find("job.yaml:4: unknown NCCL version '2.40'") == 0);
+  CHECK(message.find("give a release from 2.12 to 2.29") != std::string::npos);
+  CHECK(error_of(base + "2.21", {"communication.nccl_version=latest"}).find("unknown NCCL version 'latest'") != std::string::npos);
+}
+
 TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists, with where they came from") {
   const auto job = parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n"
                          "communication:\n  fidelity: analytic\n  algo: ring;allreduce:tree\n  proto: ^LL128\n");
@@ -116,7 +126,7 @@ TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists,
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {fidelity: exact}\n")
             .find("job.yaml:3: unknown fidelity 'exact'") == 0);
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication: {algorithm: ring}\n")
-            .find("allowed keys in `communication`: fidelity, algo, proto") != std::string::npos);
+            .find("allowed keys in `communication`: fidelity, algo, proto, nccl_version") != std::string::npos);
 }
 
 TEST_CASE("--set reaches dotted figure keys: platform.nccl.efficiency.net") {

@@ -220,6 +220,33 @@ TEST_CASE("Hopper: NVLS on one node and NVLSTree across nodes for large AllReduc
   CHECK(CollectiveModel(single, registry, {}, {}).plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name == "PAT");
 }
 
+TEST_CASE("an older NCCL release has no NVLS before 2.17, no NVLSTree before 2.18 and no PAT before 2.23") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  auto at = [&](const test::FakePlatform& platform, const char* version) {
+    NcclSelection selection;
+    selection.set_nccl_version(*parse_nccl_version(version));
+    return CollectiveModel(platform, registry, selection, {});
+  };
+  auto single = h100(8);
+  single.gpus_per_node = 1;
+  single.nics = 1;
+  CHECK(at(h100(1), "2.17").plan(call_of(Op::all_reduce, 1ull << 30, 8)).algorithm_name == "NVLS");
+  CHECK(at(h100(1), "2.16.5-1").plan(call_of(Op::all_reduce, 1ull << 30, 8)).algorithm_name == "Ring");
+  CHECK(at(h100(2), "2.18.3").plan(call_of(Op::all_reduce, 1ull << 30, 16)).algorithm_name == "NVLSTree");
+  CHECK(at(h100(2), "2.17").plan(call_of(Op::all_reduce, 1ull << 30, 16)).algorithm_name != "NVLSTree");
+  CHECK(at(single, "2.23").plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name == "PAT");
+  CHECK(at(single, "2.22").plan(call_of(Op::all_gather, 1 << 20, 8)).algorithm_name != "PAT");
+  // Forced onto an algorithm the release does not have: the reason is the release.
+  NcclSelection forced;
+  forced.restrict_algorithms("pat", "test");
+  forced.set_nccl_version(*parse_nccl_version("2.21"));
+  CHECK_THROWS_WITH_AS(CollectiveModel(single, registry, forced, {}).plan(call_of(Op::all_gather, 1 << 20, 8)),
+                       doctest::Contains("PAT needs NCCL 2.23 or newer (nccl_version is 2.21)"), UserError);
+  // Releases the model does not know.
+  for (const char* bad : {"2.31", "2.11", "3.0", "2", "2.18.", "2.18.3-", "v2.18", "2.18x", ""})
+    CHECK_MESSAGE(!parse_nccl_version(bad).has_value(), bad);
+}
+
 TEST_CASE("every built-in schedule runs alone in its closed-form time (or the analytic barrier of it)") {
   auto registry = AlgorithmRegistry::with_builtins();
   struct Case {

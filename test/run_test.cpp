@@ -321,6 +321,18 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
   CHECK(json[1]["collective_parameters"]["nccl.efficiency.net"] == "0.64");  // Azure's virtual machines
 }
 
+TEST_CASE("nccl-tests takes the NCCL release, and names the known ones when it does not know it") {
+  const auto old_release = run_cli("nccl-tests --platform preset:dgx-h100:2 --gpus 16 -b 1G -e 1G --nccl-version 2.17");
+  REQUIRE(old_release.code == 0);
+  CHECK(old_release.out.find("; NCCL 2.17\n") != std::string::npos);
+  CHECK(old_release.out.find("NVLS") == std::string::npos);  // NVLSTree came with 2.18
+  CHECK(run_cli("nccl-tests --platform preset:dgx-h100:2 --gpus 16 -b 1G -e 1G").out.find("NVLSTree/Simple") != std::string::npos);
+  const auto unknown = run_cli("nccl-tests --platform preset:dgx-h100:2 --gpus 16 --nccl-version 2.31");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("--nccl-version: unknown NCCL version '2.31'") != std::string::npos);
+  CHECK(unknown.err.find("2.12 to 2.29") != std::string::npos);
+}
+
 TEST_CASE("platform info shows the GPU index and routes as the engine sees them") {
   const auto r = run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0,7");
   REQUIRE(r.code == 0);
