@@ -64,19 +64,20 @@ const std::map<std::string, ClusterSpec>& presets() {
     // ALCF Polaris (HPE Apollo 6500 Gen10+): 4x A100-SXM4-40GB joined by NVLink directly (4
     // NVLink3 links per GPU pair, no NVSwitch), 2x 200 Gb/s Slingshot-11 NICs, AMD EPYC 7543P,
     // dragonfly between groups. The parameters fitted on InfiniBand do not describe Slingshot
-    // through libfabric; one is fitted on its own: the fraction of the NICs' line rate a
-    // collective sustains (0.73: scripts/calibrate_nccl.py on the 2-node NCCL 2.21 AllReduce table
-    // of ../shared/data/collectives, sizes from 64 MiB; the 8-node and other tables held out,
-    // docs/validation.md). The rest are NCCL's nominal figures.
+    // through libfabric; two are fitted on their own, each on the 2-node NCCL 2.21 AllReduce table
+    // of ../shared/data/collectives with the 8-node and other tables held out (docs/validation.md):
+    // the fraction of the NICs' line rate a collective sustains (0.73, sizes from 64 MiB) and the
+    // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). The
+    // rest are NCCL's nominal figures.
     ClusterSpec polaris = a100;
     polaris.preset = "polaris";
     polaris.gpu = "A100-SXM4-40GB";
     polaris.gpus_per_node = 4;
     polaris.nics_per_node = 2;
-    polaris.calibration = {{"nccl.efficiency.net", "0.73"}};
+    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
-                     "200 Gb/s, 1x AMD EPYC 7543P; nccl.efficiency.net fitted on ALCF's 2-node nccl-tests AllReduce "
-                     "(docs/validation.md)";
+                     "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
+                     "nccl-tests AllReduce (docs/validation.md)";
     polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
                             "on its 4 links); dragonfly modelled as a fat-tree; Slingshot's libfabric protocol "
                             "costs not modelled";

@@ -2,10 +2,11 @@
 """Fit the physical parameters of the collective model to real nccl-tests logs.
 
 usage: scripts/calibrate_nccl.py PRESET LOG[:GPUS] ... [--hold-out LOG[:GPUS]] [--params KEY,...]
-                                 [--min-bytes N] [--echo build/echo-des]
+                                 [--min-bytes N] [--max-bytes N] [--echo build/echo-des]
 
 --params fits only those parameters (the others stay the preset's own); --min-bytes fits on
-sizes from N bytes only (e.g. the bandwidth regime, for an efficiency).
+sizes from N bytes only (e.g. the bandwidth regime, for an efficiency), --max-bytes up to N (the
+latency regime).
 
 A LOG is an nccl-tests text log (all_reduce_perf, GPUs from the log or :GPUS, 8 per node) or a
 table of ../shared/data/collectives/multi-node/ (*.csv: its op, nodes, GPUs per node and NCCL
@@ -99,16 +100,17 @@ def errors(echo, preset, log, values):
     return out
 
 
-def loss(echo, preset, logs, values, min_bytes=0):
+def loss(echo, preset, logs, values, min_bytes=0, max_bytes=float('inf')):
     # Mean absolute log error per log, over every size and again over sizes from 1 MiB (where the
     # targets are strictest), averaged over the logs.
     if any(not lo <= v <= hi for (_, _, lo, hi, _), v in zip(PARAMS, values)):
         return float('inf')
     total = 0.0
     for log in logs:
-        e = {s: v for s, v in errors(echo, preset, log, values).items() if s >= min_bytes}
+        e = {s: v for s, v in errors(echo, preset, log, values).items() if min_bytes <= s <= max_bytes}
         total += statistics.mean(abs(math.log1p(v)) for v in e.values())
-        total += statistics.mean(abs(math.log1p(v)) for s, v in e.items() if s >= 1 << 20)
+        big = [abs(math.log1p(v)) for s, v in e.items() if s >= 1 << 20]
+        total += statistics.mean(big) if big else 0.0
     return total / len(logs)
 
 
@@ -156,6 +158,7 @@ def main():
     ap.add_argument('--hold-out', action='append', default=[])
     ap.add_argument('--params', default='', help='comma-separated keys to fit (default: all)')
     ap.add_argument('--min-bytes', type=int, default=0, help='fit on sizes from this many bytes only')
+    ap.add_argument('--max-bytes', type=int, default=1 << 62, help='fit on sizes up to this many bytes only')
     ap.add_argument('--echo', default='build/echo-des')
     a = ap.parse_args()
     fit, held = [Log(s) for s in a.logs], [Log(s) for s in a.hold_out]
@@ -174,7 +177,7 @@ def main():
             v[i] = x
         return v
 
-    f = lambda sub: loss(a.echo, a.preset, fit, full(sub), a.min_bytes)
+    f = lambda sub: loss(a.echo, a.preset, fit, full(sub), a.min_bytes, a.max_bytes)
     steps = [PARAMS[i][4] for i in free]
     sub, val = nelder_mead(f, [x0[i] for i in free], steps)
     sub, val = nelder_mead(f, sub, [s / 4 for s in steps])  # restart around the optimum
