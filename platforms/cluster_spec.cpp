@@ -79,8 +79,9 @@ const std::map<std::string, ClusterSpec>& presets() {
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
                      "nccl-tests AllReduce (docs/validation.md)";
     polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
-                            "on its 4 links); dragonfly modelled as a fat-tree; Slingshot's libfabric protocol "
-                            "costs not modelled";
+                            "on its 4 links); dragonfly modelled as a fat-tree; Slingshot through libfabric as "
+                            "InfiniBand at its fitted rate and hop latency, its rendezvous protocol's cost from "
+                            "128 KiB to 16 MiB not modelled";
     t["polaris"] = polaris;
 
     ClusterSpec h100 = a100;
