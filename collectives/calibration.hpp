@@ -9,6 +9,8 @@
 //                               (may be negative: NCCL's figure is a guess for a typical machine)
 //   nccl.efficiency.KIND        fraction of the link bandwidth a channel really achieves
 //   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
+//   nccl.efficiency.nvls        fraction of NCCL's NVLS / NVLSTree bandwidth inside a node the
+//                               switch reduction sustains (the network's part is not touched)
 //
 // Unset, a platform runs with NCCL's nominal figures (extras 0, efficiencies 1).
 #include "collectives/nccl_vocabulary.hpp"
@@ -23,12 +25,16 @@ struct Calibration {
   double extra_hop_us[3] = {0.0, 0.0, 0.0};    // by platforms::LinkKind
   double efficiency[3] = {1.0, 1.0, 1.0};      // by platforms::LinkKind
   double ll_efficiency = 1.0, ll128_efficiency = 1.0;
+  double nvls_efficiency = 1.0;
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }
   double link_efficiency(platforms::LinkKind k) const { return efficiency[static_cast<int>(k)]; }
   double protocol_efficiency(Protocol p) const {
     return p == Protocol::ll ? ll_efficiency : p == Protocol::ll128 ? ll128_efficiency : 1.0;
+  }
+  double algorithm_efficiency(NcclAlgo a) const {
+    return a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree ? nvls_efficiency : 1.0;
   }
 };
 

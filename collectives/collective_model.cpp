@@ -89,10 +89,12 @@ StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo alg
   // NCCL's per-size tree correction is left out on purpose: it stands for the pipeline filling,
   // which the schedules model hop by hop (pipeline_unit.hpp).
   const double share = static_cast<double>(channels) / std::max(1u, nominal.channels);
+  c.link_Bps[static_cast<int>(shape.intra)] = channels * real.bw_intra_GBps * 1e9;
+  // NVLS reduces in the switch: what the switch sustains limits the node's part, not the network's.
+  real.bw_intra_GBps *= calibration_.algorithm_efficiency(algo);
   const double bw = nccl_algorithm_bandwidth(shape, op, algo, proto, real, SpeedReading::physical, share) *
                     calibration_.protocol_efficiency(proto);
   c.algorithm_Bps = bw * 1e9;
-  c.link_Bps[static_cast<int>(shape.intra)] = channels * real.bw_intra_GBps * 1e9;
   return c;
 }
 

@@ -311,7 +311,7 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
     CHECK_MESSAGE(("\n" + r.out).find("\n" + name + "\n") != std::string::npos, name);
   CHECK(r.out.find("32 x 100Gbps NICs (4 per GPU)") != std::string::npos);
   CHECK(r.out.find("source: AWS EC2 P5 instance page") != std::string::npos);
-  CHECK(r.out.find("collective model: nominal") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.nvls=0.77") != std::string::npos);  // Hopper
   CHECK(r.out.find("collective model: fitted: nccl.efficiency.ll=0.507") != std::string::npos);
   const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
   REQUIRE(json.size() == 7);
