@@ -32,7 +32,8 @@ std::string preset_list() {
 
 void add_preset_options(CLI::App* app, const std::shared_ptr<PresetOptions>& opts, bool required) {
   auto* preset = app->add_option("--preset", opts->preset, "Preset cluster: " + preset_list());
-  auto* nodes = app->add_option("--nodes", opts->nodes, "Number of nodes")->check(CLI::PositiveNumber);
+  // A plain range: CLI11's PositiveNumber prints the largest double as its upper bound.
+  auto* nodes = app->add_option("--nodes", opts->nodes, "Number of nodes")->check(CLI::Range(1u, 1000000u));
   if (required) {
     preset->required();
     nodes->required();

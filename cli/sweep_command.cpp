@@ -121,7 +121,7 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("job", opts->job, "Job file (YAML): the settings every point starts from")->required();
   sweep->add_option("--space", opts->space, "Space file (YAML): job keys and their values, lists or ranges")->required();
   sweep->add_option("-j,--jobs", opts->workers, "Points simulated at once, each in its own process (default: the cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, 4096u));
   sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");

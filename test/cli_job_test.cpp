@@ -103,6 +103,14 @@ TEST_CASE("a missing job file") {
   CHECK_THROWS_WITH_AS(cli::load_job("/nonexistent/job.yaml", {}), doctest::Contains("cannot read the job file"), UserError);
 }
 
+TEST_CASE("a key written twice is an error naming both lines, at any depth") {
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nplatform: {preset: dgx-h100}\n")
+            .find("job.yaml:3: `platform` is written twice (first on line 1)") == 0);
+  CHECK(error_of("platform:\n  preset: dgx-a100\n  nodes: 2\n  nodes: 4\nworkload: {trace: t.pb}\n")
+            .find("job.yaml:4: `platform.nodes` is written twice (first on line 3)") == 0);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("written twice") == std::string::npos);
+}
+
 TEST_CASE("the communication section names an NCCL release the model knows") {
   const std::string base = "platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication:\n  nccl_version: ";
   CHECK(parse(base + "2.18.3-1\n").communication.nccl_version == collectives::NcclVersion{2, 18});

@@ -345,6 +345,9 @@ TEST_CASE("platform info shows the GPU index and routes as the engine sees them"
         std::string::npos);
   CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0-9").code == 2);
   CHECK(run_cli("platform info").code == 2);
+  const auto zero = run_cli("platform info --preset dgx-a100 --nodes 0");
+  CHECK(zero.code == 2);
+  CHECK(zero.err.find("--nodes: Value 0 not in range 1 to 1000000") != std::string::npos);
 }
 
 TEST_CASE("a job's algorithm list: a bad name is the user's error, with the job file's line") {
