@@ -225,6 +225,9 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.tasks = w.total_tasks();
   result.measured_iteration_ns = w.measured_iteration_ns;
   result.notes = w.notes;
+  if (n_ranks < result.gpus)  // rank r runs on GPU r: the platform's last GPUs take no part
+    result.run_notes.push_back("the job has " + std::to_string(n_ranks) + " ranks on GPUs 0.." + std::to_string(n_ranks - 1) +
+                           "; the platform's other " + std::to_string(result.gpus - n_ranks) + " GPUs are idle");
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));

@@ -67,6 +67,7 @@ struct SimulationResult {
   double iteration_time_s = 0.0;
   std::uint64_t measured_iteration_ns = 0;  // from the trace, 0 when unknown
   std::vector<std::string> notes;           // what the trace's importer inferred or assumed
+  std::vector<std::string> run_notes;       // what the run says of itself (GPUs left idle, ...)
   std::vector<RankBreakdown> per_rank;
   std::vector<std::string> slots;  // communicator slot names, as the trace calls them ("tp", "dp")
   std::string slowdown_model;      // none | constant | category | xgboost

@@ -75,6 +75,8 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   }
   if (!r.notes.empty())
     j["import_notes"] = r.notes;
+  if (!r.run_notes.empty())
+    j["notes"] = r.run_notes;
   if (const auto figures = training_figures(r)) {
     j["training"] = training_json(*figures);
     j["breakdown"] = breakdown_json(iteration_breakdown(r));
@@ -166,6 +168,8 @@ std::string text_summary(const SimulationResult& r) {
            " ms\n";
   }
   for (const std::string& note : r.notes)
+    out += "note:           " + note + "\n";
+  for (const std::string& note : r.run_notes)
     out += "note:           " + note + "\n";
   if (r.collectives_too_large > 0)
     out += "note:           " + std::to_string(r.collectives_too_large) +

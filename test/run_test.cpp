@@ -287,6 +287,22 @@ TEST_CASE("help: every command says what it does, with an example") {
   CHECK(run_cli("run").code == 2);
 }
 
+TEST_CASE("a job on fewer ranks than the platform has GPUs says which GPUs sit idle") {
+  TempDir dir;
+  dir.file("trace.pbtxt", R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 1000000 } } }
+ranks { first: 0 count: 12 template_name: "t" })");
+  const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: trace.pbtxt}\n");
+  const auto j = run_json("'" + job + "'");
+  REQUIRE(j.contains("notes"));
+  CHECK(j["notes"][0] == "the job has 12 ranks on GPUs 0..11; the platform's other 4 GPUs are idle");
+  const std::string full = dir.file("full.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {trace: trace8.pbtxt}\n");
+  dir.file("trace8.pbtxt", R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 1000000 } } }
+ranks { first: 0 count: 8 template_name: "t" })");
+  CHECK_FALSE(run_json("'" + full + "'").contains("notes"));
+}
+
 TEST_CASE("platform generate writes a platform that run accepts") {
   TempDir dir;
   const auto r = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 200Gbps -o '" + (dir / "p.xml") + "'");
