@@ -3,18 +3,12 @@
 #include "core/cooperative_wait.hpp"
 
 #include "base/user_error.hpp"
-#include "core/collective_timing.hpp"
 #include "core/rank_runtime.hpp"
 #include "core/trace_names.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <mutex>
 
 namespace echo::core {
 
