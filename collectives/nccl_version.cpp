@@ -1,5 +1,6 @@
 #include "collectives/nccl_version.hpp"
 
+#include <cctype>
 #include <charconv>
 
 namespace echo::collectives {
@@ -9,6 +10,8 @@ std::optional<NcclVersion> parse_nccl_version(const std::string& text) {
   const char* p = text.data();
   const char* end = text.data() + text.size();
   auto number = [&](int& out) {
+    if (p == end || std::isdigit(static_cast<unsigned char>(*p)) == 0)  // no sign, no blank
+      return false;
     auto [next, ec] = std::from_chars(p, end, out);
     if (ec != std::errc() || next == p)
       return false;

@@ -6,8 +6,6 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
-#include <xbt/parse_units.hpp>
-
 #include <algorithm>
 #include <string>
 #include <vector>

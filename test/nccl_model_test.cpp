@@ -243,7 +243,7 @@ TEST_CASE("an older NCCL release has no NVLS before 2.17, no NVLSTree before 2.1
   CHECK_THROWS_WITH_AS(CollectiveModel(single, registry, forced, {}).plan(call_of(Op::all_gather, 1 << 20, 8)),
                        doctest::Contains("PAT needs NCCL 2.23 or newer (nccl_version is 2.21)"), UserError);
   // Releases the model does not know.
-  for (const char* bad : {"2.31", "2.11", "3.0", "2", "2.18.", "2.18.3-", "v2.18", "2.18x", ""})
+  for (const char* bad : {"2.31", "2.11", "3.0", "2", "2.18.", "2.18.3-", "v2.18", "2.18x", "", "2.-18", "2.18.-3", "2.18.+3"})
     CHECK_MESSAGE(!parse_nccl_version(bad).has_value(), bad);
 }
 
