@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 
 struct SweepOptions {
   std::string job, space, out = "sweep";
+  std::vector<std::string> overrides;  // --set: applied to the job before every point's own keys
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   bool resume = false, quiet = false;
 };
@@ -125,6 +126,11 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
+  sweep->add_option("--set", opts->overrides,
+                    "Override a job key for every point, e.g. platform.nic_bw=100Gbps (as `run --set`; a key the space "
+                    "sweeps is refused)")
+      ->take_all()
+      ->allow_extra_args(false);
   return [sweep, opts]() -> int {
     if (!sweep->parsed())
       return -1;
@@ -132,8 +138,16 @@ Action add_sweep_command(CLI::App& app) {
     const std::vector<SweepPoint> points = sweep_points(axes);
     const std::string yaml = read_file_text(opts->job, "job file", "check the path");
     const std::string base_dir = fs::path(opts->job).parent_path().string();
+    // A --set of a key the space sweeps would be silently overridden at every point.
+    for (const std::string& o : opts->overrides) {
+      const std::string key = o.substr(0, o.find('='));
+      for (const SweepAxis& axis : axes)
+        if (axis.key == key || axis.key == "workload." + key)
+          throw UserError("--set " + o, 0, "`" + axis.key + "` is swept by the space (" + opts->space + ")",
+                          "drop it from --set, or from the space");
+    }
     // A job file that is broken on its own is the user's error, not 1,000 invalid points.
-    (void)parse_job(yaml, opts->job, base_dir, {});
+    (void)parse_job(yaml, opts->job, base_dir, opts->overrides);
 
     std::vector<core::SweepJob> jobs;
     std::set<std::string> labels;
@@ -142,7 +156,7 @@ Action add_sweep_command(CLI::App& app) {
       job.index = i;
       job.label = point_label(points[i]);
       job.point = points[i];
-      std::vector<std::string> overrides;
+      std::vector<std::string> overrides = opts->overrides;
       for (const auto& [key, value] : points[i])
         overrides.push_back(key + "=" + value);
       try {

@@ -63,6 +63,26 @@ TEST_CASE("a sweep simulates every valid point and ranks them") {
   CHECK(csv.rfind("index,workload.parallel.tp,workload.parallel.pp,status,iteration_time_s", 0) == 0);
 }
 
+TEST_CASE("--set changes the job of every point, and a key the space sweeps is refused") {
+  TempDir dir;
+  const std::string space = "parallel.tp: [1, 2]\n";
+  sweep(dir, space, "-q --out " + dir.path().string() + "/base");
+  sweep(dir, space, "-q --out " + dir.path().string() + "/set --set workload.training.global_batch=32");
+  const auto base = nlohmann::json::parse(slurp(dir.path() / "base" / "results.json"));
+  const auto set = nlohmann::json::parse(slurp(dir.path() / "set" / "results.json"));
+  REQUIRE(base.size() == 2);
+  REQUIRE(set.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {  // twice the micro-batches: nearly twice the time (the step is paid once)
+    const double ratio = set[i]["iteration_time_s"].get<double>() / base[i]["iteration_time_s"].get<double>();
+    CHECK(ratio > 1.6);
+    CHECK(ratio < 2.0);
+  }
+  const std::string err = sweep(dir, space, "-q --out " + dir.path().string() + "/bad --set workload.parallel.tp=4", 2);
+  CHECK(err.find("`workload.parallel.tp` is swept by the space") != std::string::npos);
+  CHECK(sweep(dir, space, "-q --out " + dir.path().string() + "/bad2 --set workload.training.dtype=fp7", 2)
+            .find("dtype") != std::string::npos);
+}
+
 TEST_CASE("the results do not depend on the number of workers") {
   TempDir dir;
   sweep(dir, kSpace, "-j 1 -q --out " + dir.path().string() + "/one");
