@@ -8,10 +8,7 @@
 namespace echo::cli {
 
 std::string parse_fidelity(const std::string& text, const std::string& origin, int line) {
-  const auto& registry = core::network::NetworkModelRegistry::global();
-  if (registry.find(text) == nullptr)
-    throw UserError(origin, line, "unknown fidelity '" + text + "'", "use " + registry.describe_all());
-  return text;
+  return core::network::NetworkModelRegistry::global().require(text, origin, line).name;
 }
 
 collectives::NcclVersion parse_nccl_version(const std::string& text, const std::string& origin, int line) {

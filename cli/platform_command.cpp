@@ -165,7 +165,7 @@ Action add_list(CLI::App* platform) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const std::string& name : platforms::preset_names()) {
       const platforms::ClusterSpec s = platforms::preset(name, 1);
-      const std::uint32_t nic_links = std::min(s.nics_per_node, s.gpus_per_node);
+      const std::uint32_t nic_links = platforms::preset_figures(s).nic_links;
       nlohmann::ordered_json j = {{"preset", name},
                                   {"gpu", s.gpu},
                                   {"gpus_per_node", s.gpus_per_node},

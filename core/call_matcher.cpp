@@ -35,20 +35,12 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 }
 
 
-const network::NetworkModelInfo& network_model(const std::string& name) {
-  const network::NetworkModelInfo* info = network::NetworkModelRegistry::global().find(name);
-  if (info == nullptr)
-    throw UserError("", 0, "unknown fidelity '" + name + "'", "use " + network::NetworkModelRegistry::global().describe_all());
-  return *info;
-}
-
 } // namespace
 
 CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
-                         const platforms::Cluster& platform, const std::string& network)
-    : workload_(workload), mutex_(sg4::Mutex::create()),
-      network_(network_model(network).make(network::NetworkContext{platform, mutex_})),
-      plans_(workload, model, network_model(network).runs_steps) {}
+                         const platforms::Cluster& platform, const network::NetworkModelInfo& network)
+    : workload_(workload), mutex_(sg4::Mutex::create()), network_(network.make(network::NetworkContext{platform, mutex_})),
+      plans_(workload, model, network.runs_steps) {}
 
 void CallMatcher::start(Call& call, const CallPlan& plan) {
   call.call_id = next_call_id_++;
@@ -56,13 +48,16 @@ void CallMatcher::start(Call& call, const CallPlan& plan) {
   call.plan = &plan;
   call.choice = nullptr;
   calls_too_large_ += plan.too_large ? 1 : 0;
-  call.gate.matcher = this;
   call.gate.call = &call;
   // A barrier (no steps) has nothing to put on the links.
   call.on_network = !plan.schedule->steps().empty();
   call.run = std::make_unique<ScheduleRun>(plan.schedule, call.on_network ? &call.gate : nullptr);
   if (call.on_network)
     network_->open(call);
+}
+
+std::optional<double> CallMatcher::Gate::admit(std::uint32_t step, double start_s, double serialize_s) {
+  return call->matcher->network_->admit(*call, step, start_s, serialize_s);
 }
 
 void CallMatcher::Call::commit(std::uint32_t step, double serialize_s) {

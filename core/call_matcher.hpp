@@ -35,9 +35,9 @@ namespace echo::core {
 
 class CallMatcher {
 public:
-  // `network`: the name of a registered network model (JobSpec's communication.fidelity).
+  // `network`: the registered network model the job names (communication.fidelity).
   CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
-              const platforms::Cluster& platform, const std::string& network);
+              const platforms::Cluster& platform, const network::NetworkModelInfo& network);
 
   // The slowdown features of the call `task` makes on communicator `comm` (slowdown/features.hpp):
   // op, the NCCL plan's algorithm, protocol and channels, bytes. The vector lives as long as the
@@ -82,11 +82,8 @@ private:
 
   struct Call;
   struct Gate final : StepGate {
-    CallMatcher* matcher = nullptr;
     Call* call = nullptr;
-    std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) override {
-      return matcher->network_->admit(*call, step, start_s, serialize_s);
-    }
+    std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) override;
   };
   struct Call final : network::NetworkCall {
     std::uint64_t call_id = 0;

@@ -37,6 +37,15 @@ float protocol_code(collectives::Protocol p) {
 
 } // namespace
 
+collectives::Plan CallPlans::fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) const {
+  TimedCall timed = time_call(model_, call, steps);
+  slot.too_large = timed.too_large_for_steps;
+  slot.choice = timed.plan.describe();
+  slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
+  slot.gpus = std::move(call.gpus);
+  return std::move(timed.plan);
+}
+
 const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& task, bool folded) {
   auto& slot = collectives_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)];
   if (!slot.schedule) {
@@ -45,14 +54,9 @@ const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& tas
     call.bytes = task.bytes;
     call.root = task.peer_or_root;
     call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    TimedCall timed = time_call(model_, call, runs_steps_ && !folded);
-    slot.too_large = timed.too_large_for_steps;
-    slot.choice = timed.plan.describe();
-    slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(timed.plan.algorithm_name),
-                              protocol_code(timed.plan.protocol), static_cast<float>(timed.plan.channels),
-                              static_cast<float>(task.bytes)};
-    slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
-    slot.gpus = std::move(call.gpus);
+    const collectives::Plan plan = fill(slot, std::move(call), runs_steps_ && !folded);
+    slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(plan.algorithm_name), protocol_code(plan.protocol),
+                              static_cast<float>(plan.channels), static_cast<float>(task.bytes)};
   }
   return slot;
 }
@@ -64,10 +68,7 @@ const CallPlan& CallPlans::transfer(std::uint32_t src, std::uint32_t dst, std::u
     call.op = collectives::Op::send_recv;
     call.bytes = bytes;
     call.gpus = {src, dst};
-    TimedCall timed = time_call(model_, call, runs_steps_);
-    slot.choice = timed.plan.describe();
-    slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
-    slot.gpus = std::move(call.gpus);
+    fill(slot, std::move(call), runs_steps_);
   }
   return slot;
 }

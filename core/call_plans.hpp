@@ -39,6 +39,9 @@ public:
   const std::vector<float>& features(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
 
 private:
+  // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan.
+  collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) const;
+
   const workloads::Workload& workload_;
   const collectives::CollectiveModel& model_;
   bool runs_steps_;

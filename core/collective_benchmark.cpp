@@ -91,12 +91,9 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
     spec.algorithms(algorithms);
   const collectives::CollectiveModel model(cluster, algorithms, selection_for(spec.communication, algorithms),
                                           collectives::calibration_of(cluster, spec.platform.describe()));
-  const network::NetworkModelInfo* network = network::NetworkModelRegistry::global().find(spec.communication.fidelity);
-  if (network == nullptr)
-    throw UserError("", 0, "unknown fidelity '" + spec.communication.fidelity + "'",
-                    "use " + network::NetworkModelRegistry::global().describe_all());
+  const bool runs_steps = network::NetworkModelRegistry::global().require(spec.communication.fidelity, "--fidelity").runs_steps;
   auto time_of = [&](const collectives::CollectiveCall& cc, BenchmarkRow& row) {
-    TimedCall timed = time_call(model, cc, network->runs_steps);
+    TimedCall timed = time_call(model, cc, runs_steps);
     row.choice = timed.plan.describe();
     return uncontended_time_s(std::move(timed.schedule));
   };

@@ -115,7 +115,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
                                           selection_for(impl_->communication, impl_->algorithms),
                                           collectives::calibration_of(*impl_->cluster, impl_->platform.describe()));
-  CallMatcher matcher(w, model, *impl_->cluster, impl_->communication.fidelity);
+  CallMatcher matcher(w, model, *impl_->cluster,
+                      network::NetworkModelRegistry::global().require(impl_->communication.fidelity, "communication.fidelity"));
 
   RunState state;
   state.workload = &w;

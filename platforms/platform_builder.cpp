@@ -46,23 +46,21 @@ BuiltNode build_node(const ClusterSpec& spec, const PresetFigures& f, std::uint3
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     gpus.push_back(zone->create_host(node + "-gpu" + std::to_string(g), 1e9)->set_property("gpu", spec.gpu));
   simgrid::kernel::routing::NetPoint* gateway = zone->create_router(node + "-gw");
-  const std::vector<sg4::Link*>& nvlinks = links.nvlinks;
-  const std::vector<sg4::Link*>& nics = links.nics;
   for (std::uint32_t a = 0; a < spec.gpus_per_node; ++a)
     for (std::uint32_t b = a + 1; b < spec.gpus_per_node; ++b)
       zone->add_route(gpus[a]->get_netpoint(), gpus[b]->get_netpoint(), nullptr, nullptr,
-                      {{nvlinks[a], Direction::UP}, {nvlinks[b], Direction::DOWN}});
+                      {{links.nvlinks[a], Direction::UP}, {links.nvlinks[b], Direction::DOWN}});
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
     zone->add_route(gpus[g]->get_netpoint(), gateway, nullptr, nullptr,
-                    {{nics[g * f.nic_links / spec.gpus_per_node], Direction::UP}});
+                    {{links.nics[g * f.nic_links / spec.gpus_per_node], Direction::UP}});
   zone->seal();
   return {zone, gateway};
 }
 
 } // namespace
 
-void build_platform(simgrid::s4u::Engine& engine, const ClusterSpec& spec) {
-  (void)engine;  // the first zone created becomes the engine's root
+// The engine is not called: the first zone made becomes its root.
+void build_platform(simgrid::s4u::Engine& /*engine*/, const ClusterSpec& spec) {
   const PresetFigures f = preset_figures(spec);
   sg4::NetZone* root = sg4::create_full_zone("cluster");
   root->set_property("preset", spec.preset);

@@ -6,12 +6,9 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <algorithm>
 #include <cctype>
-#include <unistd.h>
 
 namespace echo::platforms {
 

@@ -72,10 +72,6 @@ PresetFigures preset_figures(const ClusterSpec& spec) {
 
 void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
   const PresetFigures f = preset_figures(spec);
-  const double switch_s = f.switch_latency_s;
-  const std::uint32_t pod_nodes = f.pod_nodes;
-  const std::uint32_t pods = f.pods;
-  const double uplink_Bps = f.uplink_Bps;
 
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -92,17 +88,17 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
   // Calibrated parameters of the collective model travel with the platform they were fitted on.
   for (const auto& [key, value] : spec.calibration)
     out << "    <prop id=\"" << key << "\" value=\"" << value << "\"/>\n";
-  for (std::uint32_t p = 0; p < pods; ++p) {
+  for (std::uint32_t p = 0; p < f.pods; ++p) {
     const std::string pod = "pod" + std::to_string(p);
-    const std::uint32_t first = p * pod_nodes;
-    const std::uint32_t last = std::min(spec.nodes, first + pod_nodes);
+    const std::uint32_t first = p * f.pod_nodes;
+    const std::uint32_t last = std::min(spec.nodes, first + f.pod_nodes);
     out << "    <zone id=\"" << pod << "\" routing=\"Full\">\n";
     for (std::uint32_t n = first; n < last; ++n)
       write_node(spec, f, n, out);
     out << "      <zone id=\"" << pod << "-switches\" routing=\"Full\"><router id=\"" << pod
         << "-leaf\"/></zone>\n"
         // Leaf hop: a switch traversal, never the bottleneck (the NIC links are).
-        << "      <link id=\"" << pod << "-leafhop\" bandwidth=\"" << bandwidth_string(uplink_Bps * spec.oversubscription)
+        << "      <link id=\"" << pod << "-leafhop\" bandwidth=\"" << bandwidth_string(f.uplink_Bps * spec.oversubscription)
         << "\" latency=\"" << spec.switch_latency << "\" sharing_policy=\"FATPIPE\"/>\n";
     for (std::uint32_t a = first; a < last; ++a) {
       for (std::uint32_t b = a + 1; b < last; ++b)
@@ -115,11 +111,11 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
   }
   // Spine: each pod's up-link carries half a switch latency each way, so a pod-to-pod route
   // crosses leaf, spine, leaf: three switch latencies in all.
-  for (std::uint32_t p = 0; p < pods; ++p)
-    out << "    <link id=\"pod" << p << "-uplink\" bandwidth=\"" << bandwidth_string(uplink_Bps)
-        << "\" latency=\"" << time_string(switch_s / 2) << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  for (std::uint32_t a = 0; a < pods; ++a)
-    for (std::uint32_t b = a + 1; b < pods; ++b)
+  for (std::uint32_t p = 0; p < f.pods; ++p)
+    out << "    <link id=\"pod" << p << "-uplink\" bandwidth=\"" << bandwidth_string(f.uplink_Bps)
+        << "\" latency=\"" << time_string(f.switch_latency_s / 2) << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  for (std::uint32_t a = 0; a < f.pods; ++a)
+    for (std::uint32_t b = a + 1; b < f.pods; ++b)
       out << "    <zoneRoute src=\"pod" << a << "\" dst=\"pod" << b << "\" gw_src=\"pod" << a
           << "-leaf\" gw_dst=\"pod" << b << "-leaf\"><link_ctn id=\"pod" << a
           << "-uplink\" direction=\"UP\"/><link_ctn id=\"pod" << b << "-uplink\" direction=\"DOWN\"/></zoneRoute>\n";

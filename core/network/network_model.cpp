@@ -1,5 +1,6 @@
 #include "core/network/network_model.hpp"
 
+#include "base/user_error.hpp"
 #include "core/network/analytic_model.hpp"
 #include "core/network/flow_model.hpp"
 #include "core/network/shared_steps_model.hpp"
@@ -30,6 +31,12 @@ void NetworkModelRegistry::add(NetworkModelInfo info) {
 const NetworkModelInfo* NetworkModelRegistry::find(const std::string& name) const {
   auto it = std::find_if(models_.begin(), models_.end(), [&](const NetworkModelInfo& m) { return m.name == name; });
   return it == models_.end() ? nullptr : &*it;
+}
+
+const NetworkModelInfo& NetworkModelRegistry::require(const std::string& name, const std::string& origin, int line) const {
+  if (const NetworkModelInfo* info = find(name))
+    return *info;
+  throw UserError(origin, line, "unknown fidelity '" + name + "'", "use " + describe_all());
 }
 
 std::vector<std::string> NetworkModelRegistry::names() const {

@@ -70,6 +70,8 @@ public:
   void add(NetworkModelInfo info);
   // nullptr if unknown.
   const NetworkModelInfo* find(const std::string& name) const;
+  // The model, or a UserError naming `origin` (and `line`) that lists the registered ones.
+  const NetworkModelInfo& require(const std::string& name, const std::string& origin, int line = 0) const;
   std::vector<std::string> names() const;
   // "`analytic` (...), `steps` (...) or `flow` (...)", for messages.
   std::string describe_all() const;
