@@ -11,6 +11,7 @@
 #include "collectives/schedule.hpp"
 #include "platforms/route.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,6 +28,9 @@ struct CollectiveCall {
   std::uint64_t bytes = 0;
   std::vector<std::uint32_t> gpus;  // member index -> GPU index (rank order of the platform)
   std::uint32_t root = 0;           // member index (Broadcast, Reduce); for send/recv: 0 sends to 1
+  // Send/recv: every GPU of the communicator it runs on, since NCCL sizes a peer's channels by the
+  // communicator (p2p_channels.hpp); empty when the two are all there is.
+  std::vector<std::uint32_t> comm_gpus;
 };
 
 // What one step costs for this call. Latencies in seconds; `algorithm_Bps` is the rate at which
@@ -43,11 +47,19 @@ struct StepCosts {
   // share of NVLink or PCIe; across nodes: its share of the node's NICs), efficiency included.
   // For researchers' algorithms, which are not NCCL's and have no tabulated bandwidth.
   double link_Bps[3] = {0.0, 0.0, 0.0};
+  // Send/recv and AllToAll: the most a member's connections to its peers over each kind of hop
+  // carry together (0: no limit beyond the links), from the channels NCCL gives them.
+  double p2p_Bps[3] = {0.0, 0.0, 0.0};
 
   double hop(platforms::LinkKind kind) const { return hop_s[static_cast<int>(kind)]; }
   // A point-to-point transfer's rate on `route` (one path, one connection).
   double route_Bps(const platforms::Route& route) const {
     return route.bandwidth_Bps * efficiency[static_cast<int>(route.kind)];
+  }
+  // The same, held to what the member's send/recv channels carry.
+  double p2p_route_Bps(const platforms::Route& route) const {
+    const double cap = p2p_Bps[static_cast<int>(route.kind)];
+    return cap > 0 ? std::min(route_Bps(route), cap) : route_Bps(route);
   }
 };
 

@@ -34,6 +34,7 @@ Calibration calibration_of(const platforms::RouteOracle& platform, const std::st
   for (int k = 0; k < 3; ++k) {
     c.extra_hop_us[k] = read(platform, source, std::string("nccl.extra_hop_us.") + kKinds[k], 0.0, -1e3, 1e6);
     c.efficiency[k] = read(platform, source, std::string("nccl.efficiency.") + kKinds[k], 1.0, 1e-6, 1.0);
+    c.p2p_channel_GBps[k] = read(platform, source, std::string("nccl.p2p_channel_bw.") + kKinds[k], 0.0, 0.0, 1e5);
   }
   c.ll_efficiency = read(platform, source, "nccl.efficiency.ll", 1.0, 1e-6, 1.0);
   c.ll128_efficiency = read(platform, source, "nccl.efficiency.ll128", 1.0, 1e-6, 1.0);

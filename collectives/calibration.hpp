@@ -11,6 +11,10 @@
 //   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
 //   nccl.efficiency.nvls        fraction of NCCL's NVLS / NVLSTree bandwidth inside a node the
 //                               switch reduction sustains (the network's part is not touched)
+//   nccl.p2p_channel_bw.KIND    GB/s one send/recv channel moves over KIND (0: no limit beyond
+//                               the link). NCCL gives a peer's send/recv a few channels of its
+//                               own (p2p_channels.hpp), collectives many: one peer alone may stay
+//                               well below a fast NIC that a collective fills
 //
 // Unset, a platform runs with NCCL's nominal figures (extras 0, efficiencies 1).
 #include "collectives/nccl_vocabulary.hpp"
@@ -26,6 +30,7 @@ struct Calibration {
   double efficiency[3] = {1.0, 1.0, 1.0};      // by platforms::LinkKind
   double ll_efficiency = 1.0, ll128_efficiency = 1.0;
   double nvls_efficiency = 1.0;
+  double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }

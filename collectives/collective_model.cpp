@@ -3,6 +3,7 @@
 #include "base/user_error.hpp"
 #include "collectives/nccl_constants.hpp"
 #include "collectives/nccl_tuner.hpp"
+#include "collectives/p2p_channels.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -53,6 +54,24 @@ StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
   c.link_Bps[static_cast<int>(LinkKind::network)] =
       shape.nic_GBps * 1e9 * calibration_.link_efficiency(LinkKind::network) * nic_share;
   return c;
+}
+
+void CollectiveModel::limit_to_p2p_channels(StepCosts& costs, const CollectiveCall& call, const CommShape& shape) const {
+  // A member sends to each peer on the channels NCCL gives it; AllToAll sends to every peer at
+  // once, so its peers across nodes together use up to all of the communicator's p2p channels.
+  const bool all_to_all = call.op == Op::all_to_all;
+  const std::uint64_t per_peer_bytes = all_to_all ? call.bytes / std::max<std::size_t>(1, call.gpus.size()) : call.bytes;
+  const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version());
+  const std::uint32_t remote_peers = shape.ranks - std::min(shape.ranks, shape.ppn);
+  const std::uint32_t local_peers = std::min(shape.ranks, shape.ppn) - 1;
+  const auto together = [&](std::uint32_t peers) {
+    return all_to_all ? std::min(p2p_channels(shape), per_peer * std::max(1u, peers)) : per_peer;
+  };
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
+    const auto i = static_cast<int>(k);
+    const std::uint32_t channels = together(k == LinkKind::network ? remote_peers : local_peers);
+    costs.p2p_Bps[i] = calibration_.p2p_channel_GBps[i] * 1e9 * channels;
+  }
 }
 
 StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
@@ -126,7 +145,10 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     plan.algorithm = algorithms_.find(name);
     plan.algorithm_name = name;
     plan.costs = point_to_point_costs(shape);
-    plan.channels = 1;
+    // NCCL sizes a send/recv's channels by the communicator it runs on, not by the two ranks.
+    const bool on_larger = call.comm_gpus.size() > call.gpus.size();
+    limit_to_p2p_channels(plan.costs, call, on_larger ? comm_shape(call.comm_gpus, platform_) : shape);
+    plan.channels = 1;  // what the slowdown model's features were made with
     return plan;
   }
 

@@ -49,6 +49,8 @@ private:
   StepCosts costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
                       std::uint64_t bytes) const;
   StepCosts point_to_point_costs(const CommShape& shape) const;
+  // Holds send/recv and AllToAll to what their p2p channels carry; `shape` is the communicator's.
+  void limit_to_p2p_channels(StepCosts& costs, const CollectiveCall& call, const CommShape& shape) const;
 
   const platforms::RouteOracle& platform_;
   const AlgorithmRegistry& algorithms_;

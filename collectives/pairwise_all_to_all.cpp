@@ -7,11 +7,19 @@ namespace echo::collectives {
 namespace {
 
 // Every member sends at once, so a send across nodes gets its GPU's share of the node's NICs (the
-// whole NIC only where each GPU has its own), not the route's full rate.
+// whole NIC only where each GPU has its own), not the route's full rate. NCCL runs a member's sends
+// to its peers on other nodes side by side, each on channels of its own: the schedule's sends, one
+// after the other, go no faster than those channels together.
 double send_Bps(const PlannedCall& p, const platforms::Route& route) {
   const double alone = p.costs.route_Bps(route);
+  if (route.kind != platforms::LinkKind::network)
+    return alone;
+  double rate = alone;
   const double shared = p.costs.link_Bps[static_cast<int>(platforms::LinkKind::network)];
-  return route.kind == platforms::LinkKind::network && shared > 0 ? std::min(alone, shared) : alone;
+  if (shared > 0)
+    rate = std::min(rate, shared);
+  const double channels = p.costs.p2p_Bps[static_cast<int>(platforms::LinkKind::network)];
+  return channels > 0 ? std::min(rate, channels) : rate;
 }
 
 } // namespace

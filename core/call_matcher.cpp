@@ -114,7 +114,8 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
                             ", transfer #" + std::to_string(RankRuntime::transfer_number(seq));
   if (fresh) {
     call.finished = std::move(finished);
-    start(call, plans_.transfer(src, dst, task.bytes));
+    const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
+    start(call, plans_.transfer(src, dst, task.bytes, comm));
     call.first_task = &task;
     call.first_rank = rank;
     call.where = where;

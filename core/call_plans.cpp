@@ -61,13 +61,15 @@ const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& tas
   return slot;
 }
 
-const CallPlan& CallPlans::transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-  auto& slot = transfers_[std::make_tuple(src, dst, bytes)];
+const CallPlan& CallPlans::transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm) {
+  auto& slot = transfers_[std::make_tuple(src, dst, bytes, comm)];
   if (!slot.schedule) {
     collectives::CollectiveCall call;
     call.op = collectives::Op::send_recv;
     call.bytes = bytes;
     call.gpus = {src, dst};
+    if (comm >= 0)
+      call.comm_gpus = workload_.communicators[static_cast<std::size_t>(comm)].ranks;
     fill(slot, std::move(call), runs_steps_);
   }
   return slot;

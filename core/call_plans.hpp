@@ -33,7 +33,8 @@ public:
   // (rank_folding.hpp), so its schedule would play out as the closed form says: a barrier.
   // References live as long as this object.
   const CallPlan& collective(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
-  const CallPlan& transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes);
+  // A send/recv on communicator `comm` (-1: none known, the two alone).
+  const CallPlan& transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm);
   // Op, algorithm, protocol, channels and bytes of the call `task` makes on `comm`; for a send /
   // recv or a call on one rank, op and bytes only. The vector's address names the call's kind.
   const std::vector<float>& features(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
@@ -46,7 +47,7 @@ private:
   const collectives::CollectiveModel& model_;
   bool runs_steps_;
   std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, CallPlan> collectives_;
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallPlan> transfers_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t>, CallPlan> transfers_;
   std::map<std::uint64_t, std::vector<float>> transfer_features_;
 };
 

@@ -105,7 +105,10 @@ std::vector<BenchmarkRow> run_collective_benchmark(const BenchmarkSpec& spec) {
     cc.root = spec.root;
     double slowest_s = 0.0;
     if (spec.op == Op::send_recv) {
-      // Every rank sends to the next one at the same time: the slowest pair sets the time.
+      // Every rank sends to the next one at the same time: the slowest pair sets the time. All
+      // ranks are one communicator, as in sendrecv_perf.
+      cc.comm_gpus.resize(spec.gpus);
+      std::iota(cc.comm_gpus.begin(), cc.comm_gpus.end(), 0u);
       for (std::uint32_t r = 0; r < spec.gpus; ++r) {
         cc.gpus = {r, (r + 1) % spec.gpus};
         slowest_s = std::max(slowest_s, time_of(cc, row));

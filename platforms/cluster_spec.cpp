@@ -92,7 +92,10 @@ const std::map<std::string, ClusterSpec>& presets() {
     // 2-node H100 AllReduce tables of ../shared/data/collectives, sizes from 64 MiB; the 4- and
     // 10-node, AWS p5 and GCP tables held out, docs/validation.md). The HGX H100 baseboard is the
     // same in every Hopper preset below, which inherit it.
-    h100.calibration = {{"nccl.efficiency.nvls", "0.77"}};
+    // And a send/recv channel between nodes moves 12.4 GB/s (NCCL's own figure is 14): a peer's
+    // send/recv gets a few channels, collectives many (scripts/calibrate_nccl.py on the 10-node,
+    // 1 GPU per node SendRecv table; 2, 4 and 8 GPUs per node held out).
+    h100.calibration = {{"nccl.efficiency.nvls", "0.77"}, {"nccl.p2p_channel_bw.net", "12.4"}};
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";
@@ -193,6 +196,9 @@ const std::vector<Figure>& figures() {
       {"nccl.efficiency.ll", "Calibrated: fraction of NCCL's LL bandwidth limit reached (0..1]"},
       {"nccl.efficiency.ll128", "Calibrated: fraction of NCCL's LL128 bandwidth limit reached (0..1]"},
       {"nccl.efficiency.nvls", "Calibrated: fraction of NCCL's NVLS / NVLSTree bandwidth the switch sustains (0..1]"},
+      {"nccl.p2p_channel_bw.nvlink", "Calibrated: GB/s one send/recv channel moves over NVLink (0: no limit)"},
+      {"nccl.p2p_channel_bw.pcie", "Calibrated: GB/s one send/recv channel moves over PCIe (0: no limit)"},
+      {"nccl.p2p_channel_bw.net", "Calibrated: GB/s one send/recv channel moves between nodes (0: no limit)"},
   };
   return table;
 }

@@ -6,6 +6,7 @@
 #include "collectives/collective_model.hpp"
 #include "collectives/nccl_selection.hpp"
 #include "collectives/nccl_tuner.hpp"
+#include "collectives/p2p_channels.hpp"
 #include "core/collective_timing.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
@@ -301,4 +302,67 @@ TEST_CASE("AllToAll's closed form is its schedule's time, inside and across node
     const double steps = core::uncontended_time_s(core::time_call(model, call, true).schedule);
     CHECK(steps == doctest::Approx(*model.closed_form_s(model.plan(call), call)).epsilon(1e-12));
   }
+}
+
+TEST_CASE("p2p channels: what NCCL gives one peer, by release and communicator size") {
+  // H100 nodes with one 400 Gb/s NIC per GPU, 10 nodes, 1 / 2 / 4 / 8 GPUs per node (the shapes of
+  // the 10-node SendRecv tables). Worked from NCCL 2.29's paths.cc by hand: the ring graph's
+  // channels doubled (4 / 8 / 16 / 16 for the communicator), to a power of two for p2p; 4 per
+  // network peer (50 GB/s at 14 a channel), halved until every peer fits one round of 8 a channel.
+  auto shape_of = [](std::uint32_t per_node) {
+    test::FakePlatform p = h100(10);
+    p.gpus_per_node = per_node;
+    p.nics = per_node;
+    return comm_shape(call_of(Op::send_recv, per_node, 10 * per_node).gpus, p);
+  };
+  const NcclVersion v229{2, 29}, v219{2, 19}, v225{2, 25};
+  CHECK(comm_channels(shape_of(1)) == 4);
+  CHECK(comm_channels(shape_of(8)) == 16);
+  CHECK(p2p_channels_per_peer(shape_of(1), v229) == 2);   // 4 x ceil(10/8) > 4
+  CHECK(p2p_channels_per_peer(shape_of(2), v229) == 2);   // 2 x 3 <= 8
+  CHECK(p2p_channels_per_peer(shape_of(4), v229) == 2);   // 2 x 5 <= 16
+  CHECK(p2p_channels_per_peer(shape_of(8), v229) == 1);   // 2 x 10 > 16
+  CHECK(p2p_channels_per_peer(shape_of(8), v219) == 2);   // NCCL_NCHANNELS_PER_NET_PEER
+  CHECK(p2p_channels_per_peer(shape_of(8), v225) == 1);   // 2 x 80 > 4 x 16: halved
+  // Per call: a small message runs on one channel, a large one on all the peer's.
+  CHECK(p2p_channels_for(4096, shape_of(1), v229) == 1);
+  CHECK(p2p_channels_for(1 << 30, shape_of(1), v229) == 2);
+  // One node: two channels per NVLink between the GPUs, up to the communicator's p2p channels.
+  const CommShape node = comm_shape(call_of(Op::send_recv, 8, 8).gpus, h100(1));
+  CHECK(p2p_channels_per_peer(node, v229) == p2p_channels(node));
+}
+
+TEST_CASE("a send/recv between nodes goes as fast as its channels, a collective fills the NIC") {
+  test::FakePlatform p = h100(2);
+  p.gpus_per_node = 1;
+  p.nics = 1;
+  p.properties["nccl.p2p_channel_bw.net"] = "10";
+  const auto algorithms = AlgorithmRegistry::with_builtins();
+  const CollectiveModel model(p, algorithms, NcclSelection{}, calibration_of(p, "test"));
+  const std::uint64_t bytes = 1ull << 30;
+  auto call = call_of(Op::send_recv, 1, 2);
+  call.bytes = bytes;
+  const CommShape shape = comm_shape(call.gpus, p);
+  const std::uint32_t channels = p2p_channels_for(bytes, shape, NcclVersion{});
+  const Plan plan = model.plan(call);
+  const double s = *model.closed_form_s(plan, call);
+  CHECK(bytes / s == doctest::Approx(channels * 10e9).epsilon(0.01));
+  // Unset, the NIC is the limit.
+  test::FakePlatform open = p;
+  open.properties.erase("nccl.p2p_channel_bw.net");
+  const CollectiveModel unlimited(open, algorithms, NcclSelection{}, calibration_of(open, "test"));
+  CHECK(bytes / *unlimited.closed_form_s(unlimited.plan(call), call) == doctest::Approx(50e9).epsilon(0.01));
+  // AllToAll between the two nodes: one peer, the same channels.
+  auto a2a = call_of(Op::all_to_all, 1, 2);
+  a2a.bytes = 2 * bytes;
+  CHECK(bytes / *model.closed_form_s(model.plan(a2a), a2a) == doctest::Approx(channels * 10e9).epsilon(0.01));
+}
+
+TEST_CASE("p2p channels: messages of 4 GiB and more keep every channel") {
+  test::FakePlatform p = h100(10);
+  p.gpus_per_node = 1;
+  p.nics = 1;
+  const CommShape shape = comm_shape(call_of(Op::send_recv, 1, 10).gpus, p);
+  for (std::uint64_t bytes : {1ull << 30, 1ull << 32, 17179869184ull, 1ull << 40})
+    CHECK(p2p_channels_for(bytes, shape, NcclVersion{}) == 2);
 }
