@@ -4,7 +4,7 @@ a platform built from what the cluster is published to be: per table, the median
 the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/tools/nccl-compare.py
 reads errors). Nothing is fitted here: this is the baseline of issue 17.
 
-  scripts/collectives_validate.py [--echo build/echo-des] [--markdown | --json] [--only SUBSTRING] [--detail]
+  scripts/collectives_validate.py [--echo build/echo-des] [--markdown | --json] [--only SUBSTRING] [--detail] [--plot OUTDIR]
 
 Clusters and the presets they run on (`echo-des platform list` gives each preset's figures and
 sources; the `approximation` column says what the model cannot express yet):
@@ -115,6 +115,49 @@ def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None, 
     return times, ""
 
 
+CLUSTER_NAMES = {"dgx-h100": "H100, 400 Gb/s InfiniBand", "aws-p5": "AWS p5 (EFA)", "gcp-a3-mega": "GCP A3 Mega",
+                 "polaris": "ALCF Polaris / Sirius (Slingshot-11)", "dgx-a100": "ALCF Sophia (DGX A100)"}
+OP_COLOURS = {"all_reduce": "#1f77b4", "all_gather": "#2ca02c", "reduce_scatter": "#9467bd", "alltoall": "#d62728",
+              "sendrecv": "#ff7f0e"}
+
+
+def plot(outdir, curves):
+    """One panel per cluster: every table's signed error against its message size, coloured by op."""
+    dat = os.path.join(outdir, "collectives-validation.dat")
+    clusters = [c for c in CLUSTER_NAMES.values() if any(k == c for k, *_ in curves)]
+    with open(dat, "w") as f:
+        for cluster, name, op, err in curves:
+            f.write(f"# {cluster} | {name} | {op}\n")
+            for size in sorted(err):
+                f.write(f"{size} {100 * err[size]:.3f}\n")
+            f.write("\n\n")
+    script = [f"set terminal pngcairo noenhanced size 1400,{300 * ((len(clusters) + 1) // 2)} font ',10'",
+              f"set output '{os.path.join(outdir, 'collectives-validation.png')}'",
+              f"set multiplot layout {(len(clusters) + 1) // 2},2 title 'echo-des nccl-tests against measured tables "
+              "(signed error of the out-of-place time; shaded: +-10%)'",
+              "set logscale x 2",
+              "set xtics ('8 B' 8, '256 B' 256, '8 KiB' 2**13, '256 KiB' 2**18, '8 MiB' 2**23, '256 MiB' 2**28, '8 GiB' 2**33)",
+              "set xlabel 'message size'",
+              "set ylabel 'error (%)'", "set yrange [-100:100]", "set grid", "set key outside right top",
+              "set style fill transparent solid 0.15 noborder"]
+    index = 0
+    blocks = {}
+    for cluster, name, op, err in curves:
+        blocks.setdefault(cluster, []).append((index, op))
+        index += 1
+    for cluster in clusters:
+        seen = set()
+        parts = ["[8:2**35] '+' using 1:(-10):(10) with filledcurves lc rgb '#888888' notitle"]
+        for i, op in blocks[cluster]:
+            title = f"title '{op}'" if op not in seen else "notitle"
+            seen.add(op)
+            parts.append(f"'{dat}' index {i} using 1:2 with linespoints pt 7 ps 0.4 lc rgb '{OP_COLOURS.get(op, '#000000')}' {title}")
+        script.append(f"set title '{cluster}'")
+        script.append("plot " + ", ".join(parts))
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
@@ -122,11 +165,14 @@ def main():
     ap.add_argument("--json", action="store_true", help="print the per-table figures as JSON")
     ap.add_argument("--only", default="", help="run only the tables whose name contains this")
     ap.add_argument("--detail", action="store_true", help="print every size: measured, simulated, error")
+    ap.add_argument("--plot", metavar="OUTDIR", help="also write OUTDIR/collectives-validation.{dat,png}: the signed "
+                    "error by size, one panel per cluster (gnuplot, Debian's gnuplot-nox)")
     a = ap.parse_args()
     manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
     listed = subprocess.run([a.echo, "platform", "list", "--json"], capture_output=True, text=True, check=True)
     approximations = {p["preset"]: p["approximation"] for p in json.loads(listed.stdout)}
     results = []
+    curves = []  # (cluster, table, op, {size: signed error})
     for name in sorted(manifest):
         if a.only not in name:
             continue
@@ -165,6 +211,9 @@ def main():
         signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])
         results.append((name, OPS[row["op"]], nodes, per_node, statistics.median(big), max(big), signed_big,
                         statistics.median(every), max(every), approx))
+        curves.append((CLUSTER_NAMES[preset], name, OPS[row["op"]], err))
+    if a.plot:
+        plot(a.plot, curves)
     if a.json:
         print(json.dumps([{"table": n, "op": op, "nodes": nodes, "gpus_per_node": g, "median_1mib": round(mb, 6),
                            "max_1mib": round(xb, 6), "signed_1mib": round(sb, 6), "median_all": round(ma, 6),
