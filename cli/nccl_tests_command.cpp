@@ -1,5 +1,6 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/nccl_tests_sizes.hpp"
 #include "cli/communication_options.hpp"
 #include "core/collective_benchmark.hpp"
 #include "core/nccl_tests_report.hpp"
@@ -25,35 +26,6 @@ struct NcclTestsOptions {
   std::string algo, proto, fidelity = "steps", nccl_version;
   std::vector<std::string> figures;  // KEY=VALUE what-if overrides of a preset
 };
-
-// nccl-tests' size syntax: a number with an optional K, M or G (powers of 1024).
-std::uint64_t parse_size(const std::string& text, const std::string& flag) {
-  std::size_t used = 0;
-  std::uint64_t value = 0;
-  try {
-    value = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string suffix = text.substr(used);
-  std::uint64_t scale = 1;
-  if (suffix.size() == 1) {
-    switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
-    case 'K': scale = 1ull << 10; break;
-    case 'M': scale = 1ull << 20; break;
-    case 'G': scale = 1ull << 30; break;
-    default: used = 0;
-    }
-  } else if (!suffix.empty()) {
-    used = 0;
-  }
-  if (used == 0 || text.empty())
-    throw UserError(flag + " " + text, 0, "not a size", "write bytes with an optional K, M or G suffix, e.g. 8, 128K, 8G");
-  // Beyond 2^62 bytes the doubling sizes would overflow (and no GPU holds them).
-  if (value > (std::uint64_t{1} << 62) / scale)
-    throw UserError(flag + " " + text, 0, "the size is beyond 4 EiB", "give a size a GPU can hold, e.g. 8G");
-  return value * scale;
-}
 
 platforms::PlatformSource parse_platform(const std::string& text, const std::vector<std::string>& figures) {
   platforms::PlatformSource source;
@@ -125,17 +97,7 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
     if (spec.root >= spec.gpus)
       throw UserError("--root " + std::to_string(spec.root), 0, "the root must be one of the " + std::to_string(spec.gpus) + " ranks",
                       "give a root below --gpus");
-    const std::uint64_t lo = parse_size(opts->min_bytes, "-b"), hi = parse_size(opts->max_bytes, "-e");
-    if (opts->factor < 2)
-      throw UserError("-f " + std::to_string(opts->factor), 0, "the step factor must be at least 2", "e.g. -f 2");
-    if (lo == 0 || lo > hi)
-      throw UserError("-b " + opts->min_bytes + " -e " + opts->max_bytes, 0, "the sizes must satisfy 0 < minbytes <= maxbytes",
-                      "e.g. -b 8 -e 8G");
-    for (std::uint64_t s = lo; s <= hi; s *= opts->factor) {
-      spec.sizes.push_back(s);
-      if (s > hi / opts->factor)
-        break;  // the next size would pass the largest (or overflow)
-    }
+    spec.sizes = nccl_tests_sizes(opts->min_bytes, opts->max_bytes, opts->factor);
     spec.platform = parse_platform(opts->platform, opts->figures);
     spec.communication.fidelity = parse_fidelity(opts->fidelity, "--fidelity");
     if (!opts->nccl_version.empty())

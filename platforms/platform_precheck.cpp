@@ -71,8 +71,11 @@ void precheck_platform_file(const std::string& path) {
   pt::ptree tree;
   try {
     pt::read_xml(path, tree);
-  } catch (const pt::xml_parser_error&) {
-    return;  // SimGrid's parser says what is wrong, with the line
+  } catch (const pt::xml_parser_error& e) {
+    // SimGrid's own parser accepts some of what XML forbids, and then aborts on what these checks
+    // would have caught: a file they cannot read never reaches it.
+    throw UserError(path, static_cast<int>(e.line()), "not well-formed XML: " + e.message(),
+                    "fix the XML at that line (an XML comment may not contain \"--\"; quote every attribute)");
   }
   Checker checker(path);
   for (const auto& [tag, e] : tree)

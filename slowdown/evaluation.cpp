@@ -49,7 +49,8 @@ std::vector<NamedScores> score_by_name(const std::vector<KernelRow>& rows, const
       group.push_back(rows[i]);
       error_ns += predicted_ns(rows[i], slowdown_of(i)) - rows[i].measured_ns;
     }
-    out.push_back({name, score(group, [&](std::size_t k) { return slowdown_of(members[k]); }), error_ns / measured_total});
+    const std::vector<std::size_t>& of_group = members;  // clang before 16 cannot capture a structured binding
+    out.push_back({name, score(group, [&](std::size_t k) { return slowdown_of(of_group[k]); }), error_ns / measured_total});
   }
   std::sort(out.begin(), out.end(), [](const NamedScores& a, const NamedScores& b) {
     return std::abs(a.error_of_total) != std::abs(b.error_of_total) ? std::abs(a.error_of_total) > std::abs(b.error_of_total)

@@ -125,7 +125,8 @@ TEST_CASE("compute model against GPT-2 per-op times measured on an A100") {
     if (print)
       std::printf("| %s | %d | %.2f ms | %.2f ms | %+.1f%% | %+.1f%% |\n", name.c_str(), r.ops, r.measured_ms, r.predicted_ms,
                   100 * summed, 100 * median);
-    INFO(name);
+    const std::string& op_name = name;  // clang before 16 cannot capture a structured binding
+    INFO(op_name);
     // Loose bounds: the model is derived from published peaks and shape rules, not fitted to these
     // ops. Medians, because a few ops of this profile are outliers the model does not explain
     // (docs/validation.md: the MLP GEMMs run at a third of the speed of the QKV GEMM).
