@@ -13,4 +13,9 @@ export ECHO_DES_CONTEXT_FACTORY=thread
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 export LSAN_OPTIONS=suppressions=$PWD/test/sanitizer/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$b" --output-on-failure -j2 --timeout 900 "$@"
+# The sweep across MPI ranks runs echo-des under mpirun: Open MPI's components leak what they
+# allocate at start-up and are unloaded before exit, so their leaks have no module name to suppress
+# them by. That test runs with leak detection off; AddressSanitizer and UBSan still watch it.
+mpi_test="across two MPI ranks|sweep_test: every case"
+ctest --test-dir "$b" --output-on-failure -j2 --timeout 900 -E "$mpi_test" "$@"
+ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} ctest --test-dir "$b" --output-on-failure --timeout 900 -R "$mpi_test"

@@ -105,6 +105,13 @@ TEST_CASE("bad Nsight Compute reports: a clear message and exit code 2") {
   std::string bad_number = kDetailsHeader + details_rows(0, "ampere_sgemm_128x64_nn", 70);
   bad_number.replace(bad_number.find("\"40.5\""), 6, "\"lots\"");
   CHECK(error(bad_number).find("Memory Throughput is not a number: 'lots'") != std::string::npos);
+  // Found by fuzzing: a block size past 32 bits was cast to one (undefined); NaN passed as a number.
+  std::string huge = kDetailsHeader + details_rows(0, "ampere_sgemm_128x64_nn", 70);
+  huge.replace(huge.find("\"256\""), 5, "\"2565555555555555555555\"");
+  CHECK(error(huge).find("Block Size is larger than a kernel launch can be") != std::string::npos);
+  std::string nan = kDetailsHeader + details_rows(0, "ampere_sgemm_128x64_nn", 70);
+  nan.replace(nan.find("\"40.5\""), 6, "\"nan\"");
+  CHECK(error(nan).find("Memory Throughput is not a number: 'nan'") != std::string::npos);
   CHECK(error(kDetailsHeader + details_rows(0, "other_kernel", 70)).find("no kernel of the report matches") != std::string::npos);
   CHECK(error(kDetailsHeader).find("the report has no kernels") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -57,12 +58,16 @@ std::vector<std::string> split_csv(const std::string& line) {
   return out;
 }
 
-double number(std::string text, const std::string& path, int line, const std::string& what) {
+// Grid and block sizes are counts a kernel launch holds in 32 bits; the rest are percentages and times.
+double number(std::string text, const std::string& path, int line, const std::string& what, bool launch_count) {
   text.erase(std::remove(text.begin(), text.end(), ','), text.end());  // "1,024" in the details page
   double v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0)
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < 0)
     throw UserError(path, line, what + " is not a number: '" + text + "'", "give the report as `ncu --csv` wrote it");
+  if (launch_count && v > 4294967295.0)
+    throw UserError(path, line, what + " is larger than a kernel launch can be: '" + text + "'",
+                    "give the report as `ncu --csv` wrote it");
   return v;
 }
 
@@ -162,7 +167,7 @@ std::vector<ProfiledKernel> read_ncu_csv(const std::string& path) {
       Pending& k = kernels[it->second];
       if (const auto m = metric_of(f[static_cast<std::size_t>(metric_name_col)])) {
         set_metric(k.kernel.metrics, *m,
-                   number(f[static_cast<std::size_t>(metric_value_col)], path, line_no, kDetailNames[*m]));
+                   number(f[static_cast<std::size_t>(metric_value_col)], path, line_no, kDetailNames[*m], *m == grid || *m == block));
         k.seen[*m] = true;
       }
     }
@@ -181,7 +186,7 @@ std::vector<ProfiledKernel> read_ncu_csv(const std::string& path) {
       Pending k{{f[static_cast<std::size_t>(name_col)], {}}, {}, line_no};
       for (int m = 0; m < kMetrics; ++m)
         if (col[m] >= 0) {
-          set_metric(k.kernel.metrics, static_cast<Metric>(m), number(f[static_cast<std::size_t>(col[m])], path, line_no, kRawNames[m]));
+          set_metric(k.kernel.metrics, static_cast<Metric>(m), number(f[static_cast<std::size_t>(col[m])], path, line_no, kRawNames[m], m == grid || m == block));
           k.seen[m] = true;
         }
       kernels.push_back(std::move(k));
