@@ -307,7 +307,7 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
 
 TEST_CASE("a generated platform file is well-formed XML (a strict parser reads it)") {
   test::TempDir dir;
-  for (const std::string& preset : {"dgx-a100", "polaris"}) {
+  for (const std::string preset : {"dgx-a100", "polaris"}) {
     std::ostringstream xml;
     platforms::write_platform_xml(platforms::preset(preset, 2), xml);
     const std::string text = xml.str();
