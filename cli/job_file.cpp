@@ -134,28 +134,6 @@ platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& 
   return source;
 }
 
-// yaml-cpp keeps both entries of a key written twice and answers lookups with one of them: which
-// value a job means would be a guess, so a repeated key is the user's error.
-void reject_duplicate_keys(const YAML::Node& node, const std::string& shown_name, const std::string& path) {
-  if (node.IsSequence()) {
-    for (const YAML::Node& item : node)
-      reject_duplicate_keys(item, shown_name, path);
-    return;
-  }
-  if (!node.IsMap())
-    return;
-  std::map<std::string, int> seen;  // key -> line of its first writing
-  for (const auto& kv : node) {
-    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
-    const std::string where = path.empty() ? key : path + "." + key;
-    if (auto [it, fresh] = seen.emplace(key, line_of(kv.first)); !fresh)
-      throw UserError(shown_name, line_of(kv.first),
-                      "`" + where + "` is written twice (first on line " + std::to_string(it->second) + ")",
-                      "keep one of them: YAML keeps both and echo-des would have to guess which you meant");
-    reject_duplicate_keys(kv.second, shown_name, where);
-  }
-}
-
 } // namespace
 
 core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_name, const std::string& base_dir,
@@ -169,7 +147,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   }
   if (root.IsNull())
     root = YAML::Node(YAML::NodeType::Map);
-  reject_duplicate_keys(root, shown_name, "");
+  check_key_shapes(root, shown_name);
   if (!root.IsMap())
     throw UserError(shown_name, line_of(root), "a job file must be a mapping with `platform`, `workload` and `output`",
                     "see examples/two_ranks/job.yaml");

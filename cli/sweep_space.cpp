@@ -115,6 +115,7 @@ std::vector<SweepAxis> read_sweep_space(const std::string& path) {
   }
   if (!root.IsMap() || root.size() == 0)
     throw UserError(path, 0, "the sweep space is empty", "list job keys and their values, e.g. `parallel.tp: [1, 2, 4, 8]`");
+  check_key_shapes(root, path);
   std::vector<SweepAxis> axes;
   collect(root, "", path, axes);
   std::size_t points = 1;

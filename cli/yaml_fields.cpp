@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace echo::cli {
@@ -19,6 +20,33 @@ std::string join(const std::vector<std::string>& items) {
     s += (s.empty() ? "" : ", ") + i;
   return s;
 }
+
+namespace {
+void check_key_shapes_under(const YAML::Node& node, const std::string& file, const std::string& path) {
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node)
+      check_key_shapes_under(item, file, path);
+    return;
+  }
+  if (!node.IsMap())
+    return;
+  std::map<std::string, int> seen;  // key -> line of its first writing
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar())
+      throw UserError(file, line_of(kv.first),
+                      "a key " + (path.empty() ? std::string() : "in `" + path + "` ") + (kv.first.IsSequence() ? "is a list" : kv.first.IsMap() ? "is a mapping" : "is empty") + ", not a name",
+                      "write keys as plain words (`key: value`); `?` starts a complex key, which no setting uses");
+    const std::string where = path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar();
+    if (auto [it, fresh] = seen.emplace(kv.first.Scalar(), line_of(kv.first)); !fresh)
+      throw UserError(file, line_of(kv.first),
+                      "`" + where + "` is written twice (first on line " + std::to_string(it->second) + ")",
+                      "keep one of them: YAML keeps both and echo-des would have to guess which you meant");
+    check_key_shapes_under(kv.second, file, where);
+  }
+}
+} // namespace
+
+void check_key_shapes(const YAML::Node& node, const std::string& file) { check_key_shapes_under(node, file, ""); }
 
 void check_keys(const YAML::Node& map, const std::string& section, const std::vector<std::string>& allowed,
                 const std::string& file) {

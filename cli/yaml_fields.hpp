@@ -10,6 +10,10 @@ namespace echo::cli {
 
 int line_of(const YAML::Node& node);
 std::string join(const std::vector<std::string>& items);
+// Every key anywhere under `node` must be a plain word, written once per mapping: yaml-cpp
+// accepts a list or a mapping as a key (`? [a]`) and keeps both entries of a repeated key, and
+// which value a file means would then be a guess.
+void check_key_shapes(const YAML::Node& node, const std::string& file);
 // Rejects keys of `map` that are not in `allowed`, naming the first unknown one.
 void check_keys(const YAML::Node& map, const std::string& section, const std::vector<std::string>& allowed,
                 const std::string& file);

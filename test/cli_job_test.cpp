@@ -111,6 +111,14 @@ TEST_CASE("a key written twice is an error naming both lines, at any depth") {
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("written twice") == std::string::npos);
 }
 
+TEST_CASE("a key that is a list, a mapping or empty is an error with its line, not an internal error") {
+  // Fuzz finding: ` ? -` (a complex key holding a list) failed a string conversion inside yaml-cpp.
+  CHECK(error_of(" ? -").find("job.yaml:1: a key is a list, not a name") == 0);
+  CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n? {a: 1}\n: 2\n").find("job.yaml:3: a key is a mapping") == 0);
+  CHECK(error_of("platform:\n  preset: dgx-a100\n  ~: 4\nworkload: {trace: t.pb}\n")
+            .find("job.yaml:3: a key in `platform` is empty, not a name") == 0);
+}
+
 TEST_CASE("the communication section names an NCCL release the model knows") {
   const std::string base = "platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\ncommunication:\n  nccl_version: ";
   CHECK(parse(base + "2.18.3-1\n").communication.nccl_version == collectives::NcclVersion{2, 18});

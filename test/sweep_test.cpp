@@ -128,6 +128,8 @@ TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
   CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8}\n", out, 2).find("exactly one of `step` and `times`") != std::string::npos);
   CHECK(sweep(dir, "parallel.tp: {from: 1, to: 8, times: 1}\n", out, 2).find("would never end") != std::string::npos);
   CHECK(sweep(dir, "parallel.tp: {from: 8, to: 1, step: 1}\n", out, 2).find("is empty") != std::string::npos);
+  CHECK(sweep(dir, "parallel:\n  ? [tp]\n  : [1, 2]\n", out, 2).find("space.yaml:2: a key in `parallel` is a list, not a name") !=
+        std::string::npos);
   // A job file broken on its own is reported as such, once.
   const auto r = run_cli("sweep " + dir.file("broken.yaml", "platform: {preset: dgx-a100}\nworkload: {tracee: x}\n") +
                          " --space " + dir.file("space.yaml", kSpace) + " " + out);
