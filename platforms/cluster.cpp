@@ -55,27 +55,43 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
     for (const auto& [key, value] : *props)
       properties_.emplace(key, value);
 
-  std::map<std::size_t, std::vector<sg4::Host*>> hosts_by_zone;
+  // A node is the zone that holds its GPUs, or, where GPUs carry the property `node` (generated
+  // presets: one zone per pod), the GPUs of one zone that name the same node.
+  struct NodeKey {
+    std::size_t zone;
+    std::string name;  // empty: the zone is the node
+    bool operator<(const NodeKey& o) const {
+      return zone != o.zone ? zone < o.zone : natural_less(name, o.name);
+    }
+  };
+  std::map<NodeKey, std::vector<sg4::Host*>> hosts_by_node;
   for (sg4::Host* host : engine.get_all_hosts())
-    if (host->get_property("gpu") != nullptr)
-      hosts_by_zone[zone_order.at(host->get_englobing_zone())].push_back(host);
+    if (host->get_property("gpu") != nullptr) {
+      const char* node = host->get_property("node");
+      hosts_by_node[{zone_order.at(host->get_englobing_zone()), node != nullptr ? node : ""}].push_back(host);
+    }
 
-  if (hosts_by_zone.empty())
+  if (hosts_by_node.empty())
     throw UserError(source_, 0, "the platform has no GPU: no host carries the property `gpu`",
                     "mark each GPU host with <prop id=\"gpu\" value=\"MODEL\"/>, or use a preset "
                     "(platform: {preset: dgx-a100, nodes: 2})");
 
-  for (auto& [order, hosts] : hosts_by_zone) {
+  for (auto& [key, hosts] : hosts_by_node) {
     std::sort(hosts.begin(), hosts.end(), [](const sg4::Host* a, const sg4::Host* b) {
       return natural_less(a->get_name(), b->get_name());
     });
     Node node;
     const sg4::NetZone* zone = hosts.front()->get_englobing_zone();
-    node.name = zone->get_name();
     node.intra = intra_kind_of(zone);
     node.nvswitch = has_nvswitch(zone);
-    const auto parent = zone_order.find(zone->get_parent());  // the root zone has no parent we know
-    node.group = parent != zone_order.end() ? static_cast<std::uint32_t>(parent->second) : 0;
+    if (key.name.empty()) {
+      node.name = zone->get_name();
+      const auto parent = zone_order.find(zone->get_parent());  // the root zone has no parent we know
+      node.group = parent != zone_order.end() ? static_cast<std::uint32_t>(parent->second) : 0;
+    } else {
+      node.name = key.name;
+      node.group = static_cast<std::uint32_t>(key.zone);
+    }
     for (sg4::Host* host : hosts) {
       node.gpus.push_back(static_cast<std::uint32_t>(gpus_.size()));
       gpus_.push_back(Gpu{host, static_cast<std::uint32_t>(nodes_.size()),

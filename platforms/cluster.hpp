@@ -1,8 +1,11 @@
 #pragma once
 // Cluster: the GPU index of a SimGrid platform loaded into an engine, and route queries between
 // GPUs. A GPU is a host with the property `gpu` (its value names the GPU model); the netzone that
-// directly holds a GPU is its node. Rank order is node order (depth-first declaration order of the
-// zones) then GPU order inside the node (host names in natural order: gpu2 before gpu10).
+// directly holds a GPU is its node, unless the GPU carries the property `node` (generated presets:
+// a zone per pod), which names its node inside that zone. Rank order is node order (depth-first
+// declaration order of the zones, then node names in natural order) then GPU order inside the node
+// (host names in natural order: gpu2 before gpu10). A node's `intra` / `nvswitch` properties are
+// its zone's.
 //
 // Routes are asked for lazily and cached. On a platform whose root zone carries the property
 // homogeneous="yes" (every generated preset does), all nodes are alike and so are all groups of
@@ -34,8 +37,8 @@ struct Gpu {
 };
 
 struct Node {
-  std::string name;             // the netzone's name
-  std::uint32_t group = 0;      // index of the parent zone (a pod), for pair classes
+  std::string name;             // the netzone's name, or the GPUs' `node` property
+  std::uint32_t group = 0;      // index of the zone holding the node (a pod), for pair classes
   LinkKind intra = LinkKind::nvlink;  // zone property `intra` = nvlink | pcie
   bool nvswitch = false;              // zone property `nvswitch` = yes
   std::vector<std::uint32_t> gpus;

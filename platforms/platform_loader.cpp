@@ -5,6 +5,7 @@
 #include "platforms/platform_builder.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 
 #include <fstream>
 #include <algorithm>
@@ -50,6 +51,9 @@ void load_file(simgrid::s4u::Engine& engine, const std::string& file, const std:
     throw UserError(file, 0, "cannot read the platform file", "check the path (relative paths in a job file are relative to the job file)");
   try {
     engine.load_platform(file);
+    // SimGrid seals an XML platform when the simulation starts, but graph zones (Dijkstra, Floyd)
+    // answer no route before their seal, and routes are asked for before that.
+    engine.get_netzone_root()->seal();
   } catch (const std::exception& e) {
     rethrow_as_user_error(shown_name, e.what());
   }

@@ -30,32 +30,40 @@ std::string time_string(double seconds) {
   return buf;
 }
 
-void write_node(const ClusterSpec& spec, const PresetFigures& f, std::uint32_t n, std::ostream& out) {
+// Every link is declared in a zone of links ahead of the pods: SimGrid looks a link up by name
+// from the root down, zone by zone, and checks each new name the same way, so a link found in the
+// first zone costs one lookup (and SimGrid's grammar allows no link in a zone before its sub-zones).
+void write_node_links(const ClusterSpec& spec, const PresetFigures& f, std::uint32_t n, std::ostream& out) {
   const std::string node = "node" + std::to_string(n);
-  out << "      <zone id=\"" << node << "\" routing=\"Full\">\n"
-      << "        <prop id=\"intra\" value=\"nvlink\"/>\n"
-      << "        <prop id=\"nvswitch\" value=\"yes\"/>\n";
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
-    out << "        <host id=\"" << node << "-gpu" << g << "\" speed=\"1Gf\"><prop id=\"gpu\" value=\""
-        << spec.gpu << "\"/></host>\n";
-  out << "        <router id=\"" << node << "-gw\"/>\n";
-  for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
-    out << "        <link id=\"" << node << "-nvlink" << g << "\" bandwidth=\"" << spec.nvlink_bw
+    out << "      <link id=\"" << node << "-nvlink" << g << "\" bandwidth=\"" << spec.nvlink_bw
         << "\" latency=\"" << spec.nvlink_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
   const std::uint32_t links = f.nic_links;
   const std::string link_bw = spec.nics_per_node == links ? spec.nic_bw : bandwidth_string(f.nic_link_Bps);
   for (std::uint32_t k = 0; k < links; ++k)
-    out << "        <link id=\"" << node << "-nic" << k << "\" bandwidth=\"" << link_bw
+    out << "      <link id=\"" << node << "-nic" << k << "\" bandwidth=\"" << link_bw
         << "\" latency=\"" << spec.nic_latency << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  for (std::uint32_t a = 0; a < spec.gpus_per_node; ++a)
-    for (std::uint32_t b = a + 1; b < spec.gpus_per_node; ++b)
-      out << "        <route src=\"" << node << "-gpu" << a << "\" dst=\"" << node << "-gpu" << b
-          << "\"><link_ctn id=\"" << node << "-nvlink" << a << "\" direction=\"UP\"/><link_ctn id=\"" << node
-          << "-nvlink" << b << "\" direction=\"DOWN\"/></route>\n";
+}
+
+void write_node_resources(const ClusterSpec& spec, std::uint32_t n, std::ostream& out) {
+  const std::string node = "node" + std::to_string(n);
   for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
-    out << "        <route src=\"" << node << "-gpu" << g << "\" dst=\"" << node << "-gw\"><link_ctn id=\""
+    out << "      <host id=\"" << node << "-gpu" << g << "\" speed=\"1Gf\"><prop id=\"gpu\" value=\"" << spec.gpu
+        << "\"/><prop id=\"node\" value=\"" << node << "\"/></host>\n";
+  out << "      <router id=\"" << node << "-nvswitch\"/>\n"
+      << "      <router id=\"" << node << "-gw\"/>\n";
+}
+
+// SimGrid's XML grammar wants a zone's routes after all its hosts, routers and links.
+void write_node_routes(const ClusterSpec& spec, const PresetFigures& f, std::uint32_t n, std::ostream& out) {
+  const std::string node = "node" + std::to_string(n);
+  const std::uint32_t links = f.nic_links;
+  for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
+    out << "      <route src=\"" << node << "-gpu" << g << "\" dst=\"" << node << "-nvswitch\"><link_ctn id=\"" << node
+        << "-nvlink" << g << "\" direction=\"UP\"/></route>\n";
+  for (std::uint32_t g = 0; g < spec.gpus_per_node; ++g)
+    out << "      <route src=\"" << node << "-gpu" << g << "\" dst=\"" << node << "-gw\"><link_ctn id=\""
         << node << "-nic" << g * links / spec.gpus_per_node << "\" direction=\"UP\"/></route>\n";
-  out << "      </zone>\n";
 }
 
 } // namespace
@@ -97,32 +105,39 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
   // Calibrated parameters of the collective model travel with the platform they were fitted on.
   for (const auto& [key, value] : spec.calibration)
     out << "    <prop id=\"" << key << "\" value=\"" << value << "\"/>\n";
+  out << "    <zone id=\"links\" routing=\"None\">\n";
+  for (std::uint32_t n = 0; n < spec.nodes; ++n)
+    write_node_links(spec, f, n, out);
+  // Spine: each pod's up-link carries half a switch latency each way, so a pod-to-pod route
+  // crosses leaf, spine, leaf: three switch latencies in all. Leaf hop: a switch traversal,
+  // never the bottleneck (the NIC links are).
+  for (std::uint32_t p = 0; p < f.pods; ++p)
+    out << "      <link id=\"pod" << p << "-uplink\" bandwidth=\"" << bandwidth_string(f.uplink_Bps)
+        << "\" latency=\"" << time_string(f.switch_latency_s / 2) << "\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+        << "      <link id=\"pod" << p << "-leafhop\" bandwidth=\"" << bandwidth_string(f.uplink_Bps * spec.oversubscription)
+        << "\" latency=\"" << spec.switch_latency << "\" sharing_policy=\"FATPIPE\"/>\n";
+  out << "    </zone>\n";
   for (std::uint32_t p = 0; p < f.pods; ++p) {
     const std::string pod = "pod" + std::to_string(p);
     const std::uint32_t first = p * f.pod_nodes;
     const std::uint32_t last = std::min(spec.nodes, first + f.pod_nodes);
-    out << "    <zone id=\"" << pod << "\" routing=\"Full\">\n";
+    out << "    <zone id=\"" << pod << "\" routing=\"DijkstraCache\">\n"
+        << "      <prop id=\"intra\" value=\"nvlink\"/>\n"
+        << "      <prop id=\"nvswitch\" value=\"yes\"/>\n";
     for (std::uint32_t n = first; n < last; ++n)
-      write_node(spec, f, n, out);
-    out << "      <zone id=\"" << pod << "-switches\" routing=\"Full\"><router id=\"" << pod
-        << "-leaf\"/></zone>\n"
-        // Leaf hop: a switch traversal, never the bottleneck (the NIC links are).
-        << "      <link id=\"" << pod << "-leafhop\" bandwidth=\"" << bandwidth_string(f.uplink_Bps * spec.oversubscription)
-        << "\" latency=\"" << spec.switch_latency << "\" sharing_policy=\"FATPIPE\"/>\n";
+      write_node_resources(spec, n, out);
+    out << "      <router id=\"" << pod << "-leaf\"/>\n";
+    for (std::uint32_t n = first; n < last; ++n)
+      write_node_routes(spec, f, n, out);
     for (std::uint32_t a = first; a < last; ++a) {
       for (std::uint32_t b = a + 1; b < last; ++b)
-        out << "      <zoneRoute src=\"node" << a << "\" dst=\"node" << b << "\" gw_src=\"node" << a
-            << "-gw\" gw_dst=\"node" << b << "-gw\"><link_ctn id=\"" << pod << "-leafhop\"/></zoneRoute>\n";
-      out << "      <zoneRoute src=\"node" << a << "\" dst=\"" << pod << "-switches\" gw_src=\"node" << a
-          << "-gw\" gw_dst=\"" << pod << "-leaf\"><link_ctn id=\"" << pod << "-leafhop\"/></zoneRoute>\n";
+        out << "      <route src=\"node" << a << "-gw\" dst=\"node" << b << "-gw\"><link_ctn id=\"" << pod
+            << "-leafhop\"/></route>\n";
+      out << "      <route src=\"node" << a << "-gw\" dst=\"" << pod << "-leaf\"><link_ctn id=\"" << pod
+          << "-leafhop\"/></route>\n";
     }
     out << "    </zone>\n";
   }
-  // Spine: each pod's up-link carries half a switch latency each way, so a pod-to-pod route
-  // crosses leaf, spine, leaf: three switch latencies in all.
-  for (std::uint32_t p = 0; p < f.pods; ++p)
-    out << "    <link id=\"pod" << p << "-uplink\" bandwidth=\"" << bandwidth_string(f.uplink_Bps)
-        << "\" latency=\"" << time_string(f.switch_latency_s / 2) << "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
   for (std::uint32_t a = 0; a < f.pods; ++a)
     for (std::uint32_t b = a + 1; b < f.pods; ++b)
       out << "    <zoneRoute src=\"pod" << a << "\" dst=\"pod" << b << "\" gw_src=\"pod" << a

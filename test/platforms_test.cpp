@@ -13,9 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace echo;
@@ -124,7 +126,8 @@ TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {
   CHECK(count("<prop id=\"gpu\"") == 320);
   CHECK(count("-nic3\" bandwidth") == 40);
   CHECK(count("-nic4\" bandwidth") == 0);
-  CHECK(count("<zone id=\"pod") == 4);  // two pods, each with a switch zone
+  CHECK(count("<zone id=\"pod") == 2);  // a zone per pod, none per node
+  CHECK(count("<prop id=\"node\" value=\"node39\"/>") == 8);
   CHECK(s.find("node0-gpu7\" dst=\"node0-gw\"><link_ctn id=\"node0-nic3\"") != std::string::npos);
 }
 
@@ -177,6 +180,64 @@ TEST_CASE("a preset built in the engine is the platform its XML describes, and n
   });
   CHECK(outcome.text == "512");
   CHECK(std::filesystem::is_empty(tmp.path()));
+}
+
+TEST_CASE("in a generated pod, every pair of a node's GPUs meets over NVLink, every pair across nodes over their NICs") {
+  // Through the NVSwitch or through the node's gateway, a route inside a node is two links either
+  // way: SimGrid's Dijkstra must keep the NVLink one (platform_writer.hpp says why it does).
+  test::TempDir dir;
+  for (const char* name : {"dgx-h100", "polaris"}) {
+    INFO(name);
+    auto spec = platforms::preset(name, 34);  // node 33 sits in a second pod
+    const std::string xml = dir / (std::string(name) + ".xml");
+    {
+      std::ofstream out(xml);
+      platforms::write_platform_xml(spec, out);
+    }
+    platforms::PlatformSource from_xml, built;
+    from_xml.file = xml;
+    built.spec = spec;
+    for (const auto& source : {from_xml, built}) {
+      const auto outcome = with_cluster(source, [&](const platforms::Cluster& cluster) {
+        std::string wrong;
+        const std::uint32_t per_node = spec.gpus_per_node;
+        for (std::uint32_t node : {0u, 33u})
+          for (std::uint32_t a = 0; a < per_node; ++a)
+            for (std::uint32_t b = 0; b < per_node; ++b) {
+              if (a == b)
+                continue;
+              std::vector<simgrid::s4u::Link*> links;
+              double latency = 0;
+              cluster.gpus()[node * per_node + a].host->route_to(cluster.gpus()[node * per_node + b].host, links, &latency);
+              const std::string n = "node" + std::to_string(node);
+              if (links.size() != 2 || links[0]->get_name() != n + "-nvlink" + std::to_string(a) + "_UP" ||
+                  links[1]->get_name() != n + "-nvlink" + std::to_string(b) + "_DOWN")
+                wrong += n + " " + std::to_string(a) + "->" + std::to_string(b) + " ";
+            }
+        std::vector<simgrid::s4u::Link*> links;
+        double latency = 0;
+        cluster.gpus()[1].host->route_to(cluster.gpus()[33 * per_node + 1].host, links, &latency);
+        std::set<std::string> across;  // SimGrid lists a route's links in no order we rely on
+        for (const auto* l : links)
+          across.insert(l->get_name());
+        std::string names;
+        for (const auto& l : across)
+          names += l + " ";
+        return wrong + "| " + names;
+      });
+      const std::string nic = std::string(name) == "polaris" ? "0" : "1";  // Polaris: two GPUs per NIC
+      CHECK(outcome.text == "| node0-nic" + nic + "_UP node33-nic" + nic + "_DOWN pod0-leafhop pod0-uplink_UP pod1-leafhop pod1-uplink_DOWN ");
+    }
+  }
+}
+
+TEST_CASE("GPUs named by their node property are numbered in natural node order") {
+  platforms::PlatformSource source;
+  source.spec = platforms::preset("dgx-a100", 12);
+  const auto j = inspect(source, {});
+  CHECK(j["nodes"] == 12);
+  CHECK(j["gpus"][16] == "node2-gpu0");
+  CHECK(j["gpus"][80] == "node10-gpu0");
 }
 
 TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across nodes") {
@@ -297,12 +358,15 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
   CHECK(error_of("routes.xml", "<zone id=\"z\" routing=\"Full\">\n" + gpus + link + route + route + "</zone>\n")
             .find("zone 'z' has two routes from 'gpu0' to 'gpu1'") != std::string::npos);
   CHECK(error_of("hosts.xml", "<zone id=\"z\" routing=\"full\">\n" + gpus + gpus + "</zone>\n").find("two <host>s have id 'gpu0'") !=
-        std::string::npos);  // routing names are read without case, as SimGrid does  // Fuzzing found: SimGrid's parser reads what XML forbids (here an unquoted attribute), so a file
+        std::string::npos);  // routing names are read without case, as SimGrid does
+  // Fuzzing found: SimGrid's parser reads what XML forbids (here an unquoted attribute), so a file
   // these checks could not read went to SimGrid unchecked, which then aborted on the bad routing.
-  const std::string bad = error_of("unquoted.xml", "<zone id=\"z\" routing=\"Ful#l\">\n" + gpus +
-                                                       "<route src=oops\"gpu0\" dst=\"gpu1\"/>\n</zone>\n");
-  INFO(bad);
-  CHECK(bad.find("unquoted.xml:7: not well-formed XML") != std::string::npos);
+  // The check streams the file: the first mistake in it is the one named.
+  const std::string unquoted = "<route src=oops\"gpu0\" dst=\"gpu1\"/>\n</zone>\n";
+  CHECK(error_of("unquoted.xml", "<zone id=\"z\" routing=\"Ful#l\">\n" + gpus + unquoted)
+            .find("unquoted.xml:4: not a valid SimGrid platform: zone 'z' has routing=\"Ful#l\"") != std::string::npos);
+  CHECK(error_of("unquoted.xml", "<zone id=\"z\" routing=\"Full\">\n" + gpus + unquoted).find("unquoted.xml:7: not well-formed XML") !=
+        std::string::npos);
 }
 
 TEST_CASE("a generated platform file is well-formed XML (a strict parser reads it)") {
