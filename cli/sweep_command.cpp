@@ -6,6 +6,7 @@
 #include "core/sweep_mpi.hpp"
 #include "core/sweep_runner.hpp"
 
+#include "base/atomic_write.hpp"
 #include "base/file_text.hpp"
 #include "base/user_error.hpp"
 
@@ -41,15 +42,8 @@ std::string number(const core::SweepRecord& r, const char* key, int decimals, do
   return buf;
 }
 
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out.flush())
-      throw UserError(path.string(), 0, "cannot write the sweep results", "check that --out is writable");
-  }
-  fs::rename(tmp, path);
+void write_text_atomically(const fs::path& path, const std::string& text) {
+  write_atomically(path, [&](std::ostream& out) { out << text; }, "the sweep results");
 }
 
 std::string results_csv(const std::vector<core::SweepRecord>& records, const std::vector<SweepAxis>& axes) {
@@ -213,11 +207,11 @@ Action add_sweep_command(CLI::App& app) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& r : records)
       all.push_back(r);
-    write_atomically(out / "results.json", all.dump(2) + "\n");
-    write_atomically(out / "results.csv", results_csv(records, axes));
+    write_text_atomically(out / "results.json", all.dump(2) + "\n");
+    write_text_atomically(out / "results.csv", results_csv(records, axes));
     std::ostringstream html;
     core::write_sweep_report(html, records);
-    write_atomically(out / "sweep.html", html.str());
+    write_text_atomically(out / "sweep.html", html.str());
     std::cout << ranked_table(records);
     return 0;
   };

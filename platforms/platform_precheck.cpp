@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 #include <strings.h>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace echo::platforms {
@@ -49,32 +51,126 @@ public:
       if (!(tag == "link" ? links_ : hosts_).insert(id).second)
         fail("two <" + tag + ">s have id '" + id + "'", "give each " + tag + " an id of its own");
     }
+    if (!zones_.empty() && zones_.back().graph >= 0 &&
+        (tag == "host" || tag == "router" || tag == "cluster" || tag == "zone" || tag == "AS"))
+      graphs_[zones_.back().graph].add_vertex(attribute("id"), line());
     if (tag == "route" || tag == "zoneRoute" || tag == "ASroute") {
       const std::string src = attribute("src"), dst = attribute("dst");
-      if (!routes_.insert({zones_.empty() ? std::string() : zones_.back(), src, dst}).second)
-        fail("zone '" + (zones_.empty() ? std::string() : zones_.back()) + "' has two routes from '" + src + "' to '" + dst + "'",
-             "keep one route per pair of ends in a zone");
+      const std::string in = zones_.empty() ? std::string() : zones_.back().id;
+      // A symmetrical route (SimGrid's default) declares both directions. SimGrid's graph zones
+      // (Dijkstra, Floyd) crash on a second edge between the same ends, a self-route included.
+      const bool graph = !zones_.empty() && zones_.back().graph >= 0;
+      if (graph && src == dst)
+        fail("zone '" + in + "' has a route from '" + src + "' to itself",
+             "drop it: a Dijkstra or Floyd zone needs no route from a point to itself");
+      const bool symmetrical = strcasecmp(attribute("symmetrical").c_str(), "NO") != 0;
+      const bool taken = !routes_.insert({in, src, dst}).second || (symmetrical && src != dst && !routes_.insert({in, dst, src}).second);
+      if (taken)
+        fail("zone '" + in + "' has two routes from '" + src + "' to '" + dst + "'" +
+                 (symmetrical ? " (a symmetrical route, SimGrid's default, declares both directions)" : ""),
+             "keep one route per pair of ends in a zone, or write symmetrical=\"NO\" on routes of one direction");
+      if (graph)
+        graphs_[zones_.back().graph].add_edge(src, dst, symmetrical);
     }
     // Every element pushes, so that its end pops the right entry.
-    zones_.push_back(zone ? attribute("id") : (zones_.empty() ? std::string() : zones_.back()));
+    if (zone) {
+      const std::string routing = attribute("routing");
+      const bool graph = strncasecmp(routing.c_str(), "Dijkstra", 8) == 0 || strcasecmp(routing.c_str(), "Floyd") == 0;
+      if (graph)
+        graphs_.emplace_back();
+      zones_.push_back({attribute("id"), graph ? static_cast<int>(graphs_.size()) - 1 : -1});
+    } else {
+      zones_.push_back(zones_.empty() ? Zone{} : zones_.back());
+    }
   }
 
-  void end() { zones_.pop_back(); }
+  void end(const std::string& tag) {
+    if ((tag == "zone" || tag == "AS") && zones_.back().graph >= 0) {
+      // SimGrid's Dijkstra reads freed memory for a point no route reaches, and gives routes
+      // through unreachable points as if their cost were zero: every point must reach every other.
+      const auto [unreached, where] = graphs_[zones_.back().graph].unreached();
+      if (!unreached.empty())
+        fail_at(where, "in zone '" + zones_.back().id + "', no route " + unreached,
+                "give it a route to the zone's other hosts and routers (a Dijkstra or Floyd zone routes along its routes only)");
+      graphs_.pop_back();
+    }
+    zones_.pop_back();
+  }
 
   // The first mistake stops the parse; it is thrown once Expat has returned.
   std::unique_ptr<UserError> error;
 
 private:
-  void fail(const std::string& what, const std::string& fix) {
+  // The routes of a graph zone: its hosts, routers and sub-zones, and who routes to whom.
+  struct Graph {
+    std::unordered_map<std::string, int> index;
+    std::vector<std::string> names;
+    std::vector<int> lines;
+    std::vector<std::vector<int>> out, in;
+
+    void add_vertex(const std::string& name, int line) {
+      if (!index.emplace(name, static_cast<int>(names.size())).second)
+        return;
+      names.push_back(name);
+      lines.push_back(line);
+      out.emplace_back();
+      in.emplace_back();
+    }
+    void add_edge(const std::string& src, const std::string& dst, bool both_ways) {
+      const auto a = index.find(src), b = index.find(dst);
+      if (a == index.end() || b == index.end())
+        return;  // a route to a point declared elsewhere: SimGrid names it
+      out[a->second].push_back(b->second);
+      in[b->second].push_back(a->second);
+      if (both_ways) {
+        out[b->second].push_back(a->second);
+        in[a->second].push_back(b->second);
+      }
+    }
+    // The first point the first one cannot reach or be reached from ("reaches 'x'" / "leaves
+    // 'x'"), with its line; empty when every point reaches every other.
+    std::pair<std::string, int> unreached() const {
+      for (const auto* edges : {&out, &in}) {
+        std::vector<bool> seen(names.size(), false);
+        std::vector<int> todo;
+        if (!names.empty()) {
+          seen[0] = true;
+          todo.push_back(0);
+        }
+        while (!todo.empty()) {
+          const int v = todo.back();
+          todo.pop_back();
+          for (int u : (*edges)[v])
+            if (!seen[u]) {
+              seen[u] = true;
+              todo.push_back(u);
+            }
+        }
+        for (std::size_t v = 0; v < names.size(); ++v)
+          if (!seen[v])
+            return {(edges == &out ? "reaches '" : "leaves '") + names[v] + "'", lines[v]};
+      }
+      return {};
+    }
+  };
+
+  int line() const { return static_cast<int>(XML_GetCurrentLineNumber(parser_)); }
+
+  void fail(const std::string& what, const std::string& fix) { fail_at(line(), what, fix); }
+  void fail_at(int at, const std::string& what, const std::string& fix) {
     if (!error)
-      error = std::make_unique<UserError>(path_, static_cast<int>(XML_GetCurrentLineNumber(parser_)),
-                                          "not a valid SimGrid platform: " + what, fix);
+      error = std::make_unique<UserError>(path_, at, "not a valid SimGrid platform: " + what, fix);
     XML_StopParser(parser_, XML_FALSE);
   }
 
   const std::string& path_;
   XML_Parser parser_;
-  std::vector<std::string> zones_;  // the zone each open element is in
+  struct Zone {
+    std::string id;
+    int graph = -1;  // Dijkstra, DijkstraCache or Floyd: its routes' graph in graphs_
+  };
+  std::vector<Graph> graphs_;  // of the open graph zones
+  std::vector<Zone> zones_;  // the zone each open element is in
   std::set<std::string> links_, hosts_;
   std::set<std::array<std::string, 3>> routes_;
 };
@@ -90,7 +186,7 @@ void precheck_platform_file(const std::string& path) {
   XML_SetUserData(parser.get(), &checker);
   XML_SetElementHandler(
       parser.get(), [](void* c, const char* tag, const char** a) { static_cast<Checker*>(c)->start(tag, a); },
-      [](void* c, const char*) { static_cast<Checker*>(c)->end(); });
+      [](void* c, const char* tag) { static_cast<Checker*>(c)->end(tag); });
   std::vector<char> buffer(1 << 16);
   for (bool last = false; !last;) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

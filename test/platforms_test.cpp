@@ -359,6 +359,25 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
             .find("zone 'z' has two routes from 'gpu0' to 'gpu1'") != std::string::npos);
   CHECK(error_of("hosts.xml", "<zone id=\"z\" routing=\"full\">\n" + gpus + gpus + "</zone>\n").find("two <host>s have id 'gpu0'") !=
         std::string::npos);  // routing names are read without case, as SimGrid does
+  // Fuzzing found: SimGrid's Dijkstra zone crashes (null dereference in its own error message) on
+  // a second edge between the same ends: a self-route, or a route back after a symmetrical one.
+  const std::string router = "<router id=\"r\"/>\n";
+  const std::string graph_zone = "<zone id=\"z\" routing=\"DijkstraCache\">\n" + gpus + router + link;
+  CHECK(error_of("self.xml", graph_zone + "<route src=\"r\" dst=\"r\"><link_ctn id=\"l\"/></route>\n</zone>\n")
+            .find("zone 'z' has a route from 'r' to itself") != std::string::npos);
+  CHECK(error_of("back.xml", graph_zone + route + "<route src=\"gpu1\" dst=\"gpu0\"><link_ctn id=\"l\"/></route>\n</zone>\n")
+            .find("two routes from 'gpu1' to 'gpu0' (a symmetrical route") != std::string::npos);
+  // SimGrid's Dijkstra reads freed memory for a host no route reaches, and gives wrong routes
+  // through a point it cannot reach: a graph zone's routes must join all its points.
+  CHECK(error_of("alone.xml", graph_zone + "<route src=\"gpu0\" dst=\"r\"><link_ctn id=\"l\"/></route>\n</zone>\n")
+            .find("alone.xml:6: not a valid SimGrid platform: in zone 'z', no route reaches 'gpu1'") != std::string::npos);
+  CHECK(error_of("one_way_only.xml", graph_zone + "<route src=\"gpu0\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+                                                   "<route src=\"r\" dst=\"gpu0\"><link_ctn id=\"l\"/></route>\n</zone>\n")
+            .find("no route leaves 'gpu1'") != std::string::npos);
+  CHECK(error_of("one_way.xml", graph_zone + "<route src=\"gpu0\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+                                              "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
+                                              "<route src=\"gpu0\" dst=\"r\"><link_ctn id=\"l\"/></route>\n</zone>\n")
+            .find("no error") == 0);
   // Fuzzing found: SimGrid's parser reads what XML forbids (here an unquoted attribute), so a file
   // these checks could not read went to SimGrid unchecked, which then aborted on the bad routing.
   // The check streams the file: the first mistake in it is the one named.

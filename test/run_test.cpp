@@ -496,6 +496,28 @@ TEST_CASE("an --out folder holding other files is refused unless --force") {
   CHECK(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "p") + "'").code == 0);
 }
 
+TEST_CASE("a run killed at any moment, even mid-write, leaves nothing the next run into its folder trips over") {
+  TempDir dir;
+  // What a kill while writing the timeline leaves: the summary, and the timeline's temporary file.
+  const std::string out = dir / "killed";
+  dir.file("killed/summary.json", "{}\n");
+  dir.file("killed/timeline.json.tmp", "{\"traceEvents\": [");
+  CHECK(run_cli("run examples/default/job.yaml -q --out '" + out + "'").code == 0);
+  for (const auto& e : std::filesystem::directory_iterator(out))
+    CHECK(e.path().extension() != ".tmp");
+  CHECK(std::filesystem::exists(std::filesystem::path(out) / "timeline.json"));
+  // And real kills at moments spread over a run (about 0.15 s here): the next run always works.
+  for (int ms : {10, 40, 70, 100, 130, 160}) {
+    const std::string folder = dir / ("kill" + std::to_string(ms));
+    std::system(("cd '" ECHO_SOURCE_DIR "' && timeout -s KILL " + std::to_string(ms / 1000.0) + " '" ECHO_BINARY
+                 "' run examples/default/job.yaml -q --out '" + folder + "' > /dev/null 2>&1").c_str());
+    INFO(ms);
+    CHECK(run_cli("run examples/default/job.yaml -q --out '" + folder + "'").code == 0);
+    for (const auto& e : std::filesystem::directory_iterator(folder))
+      CHECK(e.path().extension() != ".tmp");
+  }
+}
+
 TEST_CASE("the critical path of the hand-worked examples, in summary.json") {
   TempDir dir;
   REQUIRE(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "a") + "'").code == 0);

@@ -21,7 +21,7 @@ corpus() {  # corpus TARGET FILE...: copies the files that exist into the target
 }
 rm -rf $b/findings && mkdir -p $b/corpus $b/pb
 corpus fuzz_job examples/*/job.yaml $seeds/job/*
-corpus fuzz_platform_xml examples/platforms/*.xml
+corpus fuzz_platform_xml examples/platforms/*.xml $seeds/platform_xml/*
 $b/echo-des platform generate --preset dgx-a100 --nodes 2 -o $b/corpus/fuzz_platform_xml/dgx-a100x2.xml
 $b/echo-des platform generate --preset polaris --nodes 2 -o $b/corpus/fuzz_platform_xml/polarisx2.xml
 corpus fuzz_import_trace_text examples/*/trace.pbtxt
