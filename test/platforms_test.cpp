@@ -350,6 +350,8 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
   };
   CHECK(error_of("routing.xml", "<zone id=\"z\" routing=\"Bogus\">\n" + gpus + "</zone>\n").find("zone 'z' has routing=\"Bogus\"") !=
         std::string::npos);
+  CHECK(error_of("wifi.xml", "<zone id=\"w\" routing=\"Wifi\">\n" + gpus + "</zone>\n")
+            .find("zone 'w' has routing=\"Wifi\", which echo-des does not take") != std::string::npos);  // fuzzing: SimGrid aborted
   CHECK(error_of("include.xml", "<include file=\"other.xml\"/>\n").find("an <include> of 'other.xml'") != std::string::npos);
   const std::string link = "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n";
   CHECK(error_of("links.xml", "<zone id=\"z\" routing=\"Full\">\n" + gpus + link + link + "</zone>\n").find("two <link>s have id 'l'") !=

@@ -4,6 +4,7 @@
 # target for SECONDS seconds (default 15). Prints per target the executions and the findings;
 # exits 1 when any target found something (its inputs are kept in build-fuzz/findings/TARGET/:
 # each becomes a regression test). CI runs it bounded; bench/fuzz.sh runs it for hours.
+# ECHO_FUZZ_RUNS=N also stops each target after N executions.
 #   test/fuzz/run.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,7 +50,7 @@ for t in "${targets[@]}"; do
   log=$b/findings/$t.log
   # A finding stops the target; its input lands in findings/TARGET/. Inputs up to 256 KiB, 20 s
   # and 2.5 GB each: past those limits counts as a hang or a leak of memory.
-  ASAN_OPTIONS=detect_leaks=1 $b/test/fuzz/$t $b/corpus/$t -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+  ASAN_OPTIONS=detect_leaks=1 $b/test/fuzz/$t $b/corpus/$t -max_total_time="$seconds" ${ECHO_FUZZ_RUNS:+-runs=$ECHO_FUZZ_RUNS} -timeout=20 -rss_limit_mb=2560 \
     -max_len=262144 -artifact_prefix=$b/findings/$t/ -print_final_stats=1 >"$log" 2>&1 || true
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo 0)
   n=$(find $b/findings/$t -type f | wc -l)
