@@ -64,19 +64,42 @@ core::SlowdownSpec read_slowdown(const YAML::Node& section, const std::string& f
 // `--set workload.training.host.forward_op_us=20`.
 const std::set<std::string> kNestedSections = {"replicate", "model", "training", "parallel", "moe", "host"};
 
-void apply_override(YAML::Node& root, const std::string& assignment) {
+// A value in braces or brackets replaces a whole group (`--set 'slowdown={model: none}'`); any
+// other value is one word.
+YAML::Node override_value(const std::string& assignment, const std::string& value) {
+  if (value.empty() || (value.front() != '{' && value.front() != '['))
+    return YAML::Node(value);
+  try {
+    return YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw UserError("--set " + assignment, 0, "malformed YAML value: " + e.msg,
+                    "write a group as {key: value, ...} and a list as [a, b], quoted for the shell");
+  }
+}
+
+// Applies override number `index`; every node it makes is marked as its own (line_of).
+void apply_override(YAML::Node& root, const std::string& assignment, std::size_t index) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
     throw UserError("--set " + assignment, 0, "an override must look like key=value",
                     "write e.g. --set platform.nic_bw=100Gbps");
   const std::string key = assignment.substr(0, eq);
-  const std::string value = assignment.substr(eq + 1);
+  const YAML::Node value = override_value(assignment, assignment.substr(eq + 1));
+  check_key_shapes(value, "--set " + assignment);
   // The first word is a section; words after it that name nested sections go one level further;
   // the rest is one key, dots included (platform.nccl.efficiency.net is the key
   // `nccl.efficiency.net` of `platform`).
+  auto set = [&](YAML::Node parent, const std::string& name, const YAML::Node& node) {
+    parent[name] = node;
+    for (const auto& kv : parent)
+      if (kv.first.IsScalar() && kv.first.Scalar() == name) {
+        mark_override(kv.first, index);
+        mark_override(kv.second, index);
+      }
+  };
   const auto dot = key.find('.');
   if (dot == std::string::npos) {
-    root[key] = value;
+    set(root, key, value);
     return;
   }
   std::vector<YAML::Node> path{root};
@@ -87,7 +110,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
       throw UserError("--set " + assignment, 0, "`" + name + "` is not a section, so it has no key '" + rest + "'",
                       "override a key inside a section, e.g. platform.nodes=4");
     if (!node || node.IsNull())
-      path.back()[name] = YAML::Node(YAML::NodeType::Map);
+      set(path.back(), name, YAML::Node(YAML::NodeType::Map));
     path.push_back(path.back()[name]);
     const auto inner = rest.find('.');
     if (inner == std::string::npos || !kNestedSections.contains(rest.substr(0, inner)))
@@ -95,7 +118,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     name = rest.substr(0, inner);
     rest = rest.substr(inner + 1);
   }
-  path.back()[rest] = value;
+  set(path.back(), rest, value);
 }
 
 platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& file, const std::string& base_dir) {
@@ -121,19 +144,38 @@ platforms::PlatformSource read_platform(const YAML::Node& p, const std::string& 
     platforms::ClusterSpec spec = platforms::preset(scalar(preset_node, "preset", file), 1);
     for (const auto& kv : p) {
       const std::string key = kv.first.as<std::string>();
-      if (key != "preset")
+      if (key == "preset")
+        continue;
+      try {
         platforms::override_figure(spec, key, scalar(kv.second, key, file), file);
+      } catch (const UserError& e) {
+        throw UserError(file, e.line() != 0 ? e.line() : line_of(kv.second), e.problem(), e.fix());
+      }
     }
     platforms::validate(spec, file);
     source.spec = spec;
   } catch (const UserError& e) {
     // Figures are checked by platforms/, which knows no lines: add ours.
-    const int line = e.line() > 0 ? e.line() : line_of(preset_node);
+    const int line = e.line() != 0 ? e.line() : line_of(preset_node);
     throw UserError(file, line, e.problem(), e.fix());
   }
   return source;
 }
 
+} // namespace
+
+namespace {
+core::JobSpec read_job(const YAML::Node& root, const std::string& shown_name, const std::string& base_dir,
+                       const std::vector<std::string>& overrides, bool file_generates);
+
+// Where a setting came from, for messages: the file and line, or the --set that made it.
+std::string origin_of(const YAML::Node& node, const std::string& file, const std::vector<std::string>& overrides,
+                      const std::string& key) {
+  const int line = line_of(node);
+  if (line < 0)
+    return "--set " + overrides.at(static_cast<std::size_t>(-line - 1));
+  return file + ":" + std::to_string(line) + " (" + key + ")";
+}
 } // namespace
 
 core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_name, const std::string& base_dir,
@@ -155,8 +197,25 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   // file's: remember which generated-workload keys the file itself has.
   const YAML::Node file_workload = static_cast<const YAML::Node&>(root)["workload"];  // const: reading adds no key
   const bool file_generates = file_workload && file_workload.IsMap() && has_training_section(file_workload);
-  for (const std::string& o : overrides)
-    apply_override(root, o);
+  // Mistakes in what a --set made are the override's, named as such (line_of, yaml_fields.hpp).
+  struct MarksCleared {
+    ~MarksCleared() { clear_override_marks(); }
+  } cleared;
+  for (std::size_t i = 0; i < overrides.size(); ++i)
+    apply_override(root, overrides[i], i);
+  try {
+    return read_job(root, shown_name, base_dir, overrides, file_generates);
+  } catch (const UserError& e) {
+    if (e.line() >= 0)
+      throw;
+    throw UserError("--set " + overrides.at(static_cast<std::size_t>(-e.line() - 1)), 0, e.problem(), e.fix());
+  }
+}
+
+namespace {
+core::JobSpec read_job(const YAML::Node& root_in, const std::string& shown_name, const std::string& base_dir,
+                       const std::vector<std::string>& overrides, bool file_generates) {
+  YAML::Node root = root_in;
   check_keys(root, "", allowed_keys(""), shown_name);
 
   core::JobSpec job;
@@ -274,11 +333,11 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
                                                         line_of(comm["nccl_version"]));
   if (comm["algo"]) {
     job.communication.algo = scalar(comm["algo"], "algo", shown_name);
-    job.communication.algo_origin = shown_name + ":" + std::to_string(line_of(comm["algo"])) + " (communication.algo)";
+    job.communication.algo_origin = origin_of(comm["algo"], shown_name, overrides, "communication.algo");
   }
   if (comm["proto"]) {
     job.communication.proto = scalar(comm["proto"], "proto", shown_name);
-    job.communication.proto_origin = shown_name + ":" + std::to_string(line_of(comm["proto"])) + " (communication.proto)";
+    job.communication.proto_origin = origin_of(comm["proto"], shown_name, overrides, "communication.proto");
   }
   apply_nccl_environment(job.communication);
 
@@ -294,6 +353,7 @@ core::JobSpec parse_job(const std::string& yaml_text, const std::string& shown_n
   }
   return job;
 }
+} // namespace
 
 core::JobSpec load_job(const std::string& path, const std::vector<std::string>& overrides) {
   return parse_job(read_file_text(path, "job file", "check the path; examples/default/job.yaml is a working job"), path,

@@ -7,12 +7,38 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace echo::cli {
 
 namespace fs = std::filesystem;
 
-int line_of(const YAML::Node& node) { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+namespace {
+thread_local std::vector<std::pair<YAML::Node, std::size_t>> override_marks;
+}
+
+void mark_override(const YAML::Node& node, std::size_t index) {
+  override_marks.emplace_back(node, index);
+  if (node.IsMap())
+    for (const auto& kv : node) {
+      mark_override(kv.first, index);
+      mark_override(kv.second, index);
+    }
+  else if (node.IsSequence())
+    for (const auto& item : node)
+      mark_override(item, index);
+}
+
+void clear_override_marks() { override_marks.clear(); }
+
+int line_of(const YAML::Node& node) {
+  // Newest first: a later --set of the same key replaced the earlier one's value.
+  if (node.IsDefined())
+    for (auto it = override_marks.rbegin(); it != override_marks.rend(); ++it)
+      if (it->first.is(node))
+        return -static_cast<int>(it->second) - 1;
+  return node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;

@@ -8,7 +8,14 @@
 
 namespace echo::cli {
 
+// The node's line in its file (1-based; 0 when unknown). A node a --set override made has none:
+// it gives -(N + 1) for override number N (see mark_override), which parse_job turns into the
+// override's own name, so that a mistake in a --set is never blamed on the file.
 int line_of(const YAML::Node& node);
+// Marks `node` and everything under it as made by override number `index`, until
+// clear_override_marks() (parse_job does both, on its own thread).
+void mark_override(const YAML::Node& node, std::size_t index);
+void clear_override_marks();
 std::string join(const std::vector<std::string>& items);
 // Every key anywhere under `node` must be a plain word, written once per mapping: yaml-cpp
 // accepts a list or a mapping as a key (`? [a]`) and keeps both entries of a repeated key, and

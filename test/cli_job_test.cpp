@@ -56,6 +56,33 @@ TEST_CASE("--set overrides keys, including ones the file does not have") {
   CHECK(error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n", {"nodes"}).find("key=value") != std::string::npos);
 }
 
+TEST_CASE("a mistake in a --set is named as the --set, never as a line of the job file") {
+  const std::string file = "platform:\n  preset: dgx-a100\n  nodes: 2\nworkload: {trace: t.pb}\n";
+  CHECK(error_of(file, {"platform.nodez=3"}).find("--set platform.nodez=3: unknown key 'nodez' in `platform`") == 0);
+  CHECK(error_of(file, {"platform.nodes=4", "platform.nodes=abc"}).find("--set platform.nodes=abc: `nodes` must be a positive integer") ==
+        0);
+  CHECK(error_of(file, {"platform.nic_bw=200"}).find("--set platform.nic_bw=200: `nic_bw` = '200' has no unit") == 0);
+  CHECK(error_of(file, {"output.timeline=maybe"}).find("--set output.timeline=maybe: `timeline` must be true or false") == 0);
+  CHECK(error_of(file, {"workload.kernel_time_scale=-1"}).find("--set workload.kernel_time_scale=-1:") == 0);
+  // The file's own mistakes keep their line, with overrides beside them.
+  CHECK(error_of("platform:\n  preset: dgx-a100\n  nodes: x\nworkload: {trace: t.pb}\n", {"output.timeline=false"})
+            .find("job.yaml:3: `nodes` must be a positive integer") == 0);
+  // And where a setting came from says so too.
+  const auto job = parse(file, {"communication.algo=ring"});
+  CHECK(job.communication.algo_origin == "--set communication.algo=ring");
+}
+
+TEST_CASE("--set replaces a whole group with a value in braces, and names a malformed one") {
+  const std::string file = "platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nslowdown: {model: constant, factor: 1.5}\n";
+  CHECK(parse(file).slowdown.factor == 1.5);
+  const auto replaced = parse(file, {"slowdown={model: none}"});
+  CHECK(replaced.slowdown.model == "none");
+  CHECK(replaced.slowdown.factor == 0.0);  // the whole group replaced, not merged
+  CHECK(error_of(file, {"slowdown={model: ["}).find("--set slowdown={model: [: malformed YAML value") == 0);
+  CHECK(error_of(file, {"slowdown={model: nonsense}"}).find("--set slowdown={model: nonsense}:") == 0);
+  CHECK(error_of(file, {"slowdown={? [a]: 1}"}).find("--set slowdown={? [a]: 1}:") == 0);
+}
+
 TEST_CASE("unknown keys are named with their line and the allowed keys") {
   const std::string top = error_of("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\nworklaod: {}\n");
   CHECK(top.find("job.yaml:3: unknown key 'worklaod'") == 0);
