@@ -72,6 +72,15 @@ const std::vector<float>& CallMatcher::collective_features(std::uint32_t comm, c
   return plans_.features(comm, task, folded(comm));
 }
 
+// Made only for messages: an arrival builds no string.
+std::string CallMatcher::describe(const Key& key, bool transfer) const {
+  const auto& [a, b, seq] = key;
+  if (!transfer)
+    return "communicator '" + workload_.communicators[a].name + "', call #" + std::to_string(seq);
+  return "send/recv from rank " + std::to_string(a) + " to rank " + std::to_string(b) + ", transfer #" +
+         std::to_string(RankRuntime::transfer_number(seq));
+}
+
 // The signal a new call's members wait on. Creating it is a simcall, during which other actors
 // run, so it is made before the call is entered in the table: from then on, until the entry is
 // filled in, nothing may yield (a later arrival would find it half made).
@@ -85,7 +94,6 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   sg4::ConditionVariablePtr finished = first_arrival_signal(collectives_, key);
   auto [it, fresh] = collectives_.try_emplace(key);
   Call& call = it->second;
-  const std::string where = "communicator '" + workload_.communicators[comm].name + "', call #" + std::to_string(seq);
   if (fresh) {
     const CallPlan& plan = plans_.collective(comm, task, folded(comm));
     call.finished = std::move(finished);
@@ -94,10 +102,9 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
     call.choice = &plan.choice;
     call.first_task = &task;
     call.first_rank = rank;
-    call.where = where;
   } else if (!same_call(*call.first_task, task)) {
     throw UserError(workload_.source, 0,
-                    "members of one collective disagree on " + where + ": " + call_summary(call.first_rank, *call.first_task) +
+                    "members of one collective disagree on " + describe(key, false) + ": " + call_summary(call.first_rank, *call.first_task) +
                         ", but " + call_summary(rank, task),
                     "every member's n-th call on a communicator must be the same op with the same size (and root)");
   }
@@ -110,18 +117,15 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
   sg4::ConditionVariablePtr finished = first_arrival_signal(transfers_, key);
   auto [it, fresh] = transfers_.try_emplace(key);
   Call& call = it->second;
-  const std::string where = "send/recv from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
-                            ", transfer #" + std::to_string(RankRuntime::transfer_number(seq));
   if (fresh) {
     call.finished = std::move(finished);
     const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
     start(call, plans_.transfer(src, dst, task.bytes, comm));
     call.first_task = &task;
     call.first_rank = rank;
-    call.where = where;
   } else if (call.first_task->bytes != task.bytes) {
     throw UserError(workload_.source, 0,
-                    "the two sides of a " + where + " disagree on the size: " +
+                    "the two sides of a " + describe(key, true) + " disagree on the size: " +
                         call_summary(call.first_rank, *call.first_task) + ", but " + call_summary(rank, task),
                     "the n-th send from A to B and the n-th recv at B from A must have the same bytes");
   }
@@ -196,6 +200,7 @@ std::vector<std::string> CallMatcher::pending_report(std::size_t max_calls) cons
   std::vector<std::string> out;
   for (const auto* table : {&collectives_, &transfers_})
     for (const auto& [key, call] : *table) {
+      const bool transfer = table == &transfers_;
       if (out.size() == max_calls)
         return out;
       std::string arrived, missing;
@@ -210,7 +215,7 @@ std::vector<std::string> CallMatcher::pending_report(std::size_t max_calls) cons
           list += ", ...";
       }
       out.push_back(std::string(op_name(*call.first_task)) + " of " + std::to_string(call.first_task->bytes) +
-                    " bytes on " + call.where + ": ranks that arrived: " + (arrived.empty() ? "none" : arrived) +
+                    " bytes on " + describe(key, transfer) + ": ranks that arrived: " + (arrived.empty() ? "none" : arrived) +
                     "; ranks that never did: " + (missing.empty() ? "none" : missing));
     }
   return out;

@@ -96,7 +96,6 @@ private:
     std::unique_ptr<ScheduleRun> run;
     const workloads::ProgramTask* first_task = nullptr;  // what the first member called
     std::uint32_t first_rank = 0;
-    std::string where;                                   // "communicator 'dp.0', call #3"
     std::uint32_t consumed = 0;
     simgrid::s4u::ConditionVariablePtr finished;         // members whose finish is unknown wait here
 
@@ -107,6 +106,8 @@ private:
     void commit(std::uint32_t step, double serialize_s) override;
   };
   using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;
+  // "communicator 'dp.0', call #3" or "send/recv from rank 0 to rank 8, transfer #2".
+  std::string describe(const Key& key, bool transfer) const;
 
   using CallTable = std::map<Key, Call>;
   static simgrid::s4u::ConditionVariablePtr first_arrival_signal(const CallTable& table, const Key& key);
