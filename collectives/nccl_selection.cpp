@@ -96,7 +96,10 @@ void NcclSelection::restrict_algorithms(const std::string& list, const std::stri
   std::vector<std::string> valid;
   for (NcclAlgo a : kNcclAlgos)
     valid.emplace_back(to_string(a));
-  valid.insert(valid.end(), extra_algorithms.begin(), extra_algorithms.end());
+  // The registry's algorithms include NCCL's own (ring, tree, ...): list each name once.
+  for (const std::string& extra : extra_algorithms)
+    if (std::none_of(valid.begin(), valid.end(), [&](const std::string& v) { return lower(v) == lower(extra); }))
+      valid.push_back(extra);
   parse(list, origin, valid, "algorithm", algos_);
   algo_text_ = list;
 }

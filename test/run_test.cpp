@@ -375,6 +375,8 @@ ranks { first: 0 count: 8 template_name: "t" })");
   const std::string message = failure_of("'" + job + "'");
   CHECK(message.find("job.yaml:4 (communication.algo)") != std::string::npos);
   CHECK(message.find("unknown algorithm 'star'") != std::string::npos);
+  // Each name once, NCCL's and the registry's together.
+  CHECK(message.find("use: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT, Hierarchical, p2p, pairwise") != std::string::npos);
 }
 
 TEST_CASE("the eight_ranks example takes its hand-computed 2128 us at every fidelity") {
