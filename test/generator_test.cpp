@@ -436,6 +436,9 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
   CHECK(run_error(kSmallJob, "--set workload.training.global_batch=17").find("global_batch (17) is not divisible") !=
         std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.dp=4").find("but the platform has 8") != std::string::npos);
+  // A batch that would fill the machine's memory is refused before anything is built.
+  CHECK(run_error(kSmallJob, "--set workload.training.global_batch=80000000")
+            .find("through 24 layers: simulating it would take about") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.training.dtype=fp8").find("fp8 is not supported by the A100") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.training.dtype=int4").find("must be one of bf16") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.model.name=gpt5").find("unknown model preset 'gpt5'") != std::string::npos);
