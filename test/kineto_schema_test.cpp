@@ -292,6 +292,15 @@ TEST_CASE("a PyTorch Execution Trace linked with its Kineto trace gives the proc
         std::string::npos);
   CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("old.json", R"({"schema": "0.9", "nodes": []})"))
             .find("schema '0.9' is not read") != std::string::npos);
+  // Fuzz finding: a schema or a node name that is not a string was an internal error.
+  CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("number.json", R"({"schema": 0, "nodes": [{"id": 0, "name": 7}]})"))
+            .find("schema '0' is not read") != std::string::npos);
+  const std::string odd_nodes = R"({"schema": "1.1.0-chakra.0.0.4", "finish_ts": 1, "nodes": [3, {"id": "x", "name": 7,
+    "attrs": [{"name": "rf_id", "type": "uint64", "value": 1}, {"name": "tid", "value": 1}],
+    "inputs": [[1, 2, 3]], "input_shapes": [[9223372036854775807, 9223372036854775807]], "input_types": [1]}]})";
+  const auto odd = run_cli("import kineto " + (dir / "r2.json") + " --pytorch_et " + dir.file("odd.json", odd_nodes) + " -o " + (dir / "p.pb"));
+  CHECK((odd.code == 0 || odd.code == 2));
+  CHECK(odd.err.find("internal error") == std::string::npos);
 }
 
 TEST_CASE("Kineto files that disagree on their world, or are the same rank twice, are named") {

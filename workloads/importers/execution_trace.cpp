@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <set>
 
 namespace echo::workloads::kineto {
@@ -32,13 +35,22 @@ std::string read_maybe_gzipped(const std::string& path) {
   return out;
 }
 
+// obj[key] when obj is an object and that is a string; else empty (a damaged trace is read as far
+// as it makes sense, and named where it does not).
+std::string text_of(const json& obj, const char* key) {
+  if (!obj.is_object())
+    return {};
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // A node field: top level (schema 1.0) or in `attrs` as {name, type, value} (schema 1.1).
 const json* field(const json& node, const char* name) {
   if (const auto it = node.find(name); it != node.end())
     return &*it;
   if (const auto attrs = node.find("attrs"); attrs != node.end() && attrs->is_array())
     for (const json& a : *attrs)
-      if (a.is_object() && a.value("name", "") == name && a.contains("value"))
+      if (text_of(a, "name") == name && a.contains("value"))
         return &a.at("value");
   return nullptr;
 }
@@ -54,8 +66,12 @@ std::int64_t elements_of(const json& shape) {
   if (!shape.is_array() || shape.empty() || !shape.front().is_number_integer())
     return -1;
   std::int64_t n = 1;
-  for (const json& d : shape)
-    n *= d.is_number_integer() ? d.get<std::int64_t>() : 1;
+  for (const json& d : shape) {
+    const std::int64_t v = d.is_number_integer() ? d.get<std::int64_t>() : 1;
+    if (v < 0 || (v > 0 && n > std::numeric_limits<std::int64_t>::max() / v))
+      return -1;  // not a tensor's shape
+    n *= v;
+  }
   return n;
 }
 
@@ -87,7 +103,9 @@ EtCollective describe(const json& node) {
         in[in.size() - 3].is_number_integer()) {
       const auto start = in[in.size() - 3].get<std::int64_t>(), stride = in[in.size() - 2].get<std::int64_t>(),
                  size = in[in.size() - 1].get<std::int64_t>();
-      if (start >= 0 && stride > 0 && size > 0 && size < (1 << 24))
+      // Ranks are 32-bit: a group reaching past that is not one (and would overflow here).
+      if (start >= 0 && stride > 0 && size > 0 && size < (1 << 24) && start < (std::int64_t{1} << 32) &&
+          stride < (std::int64_t{1} << 32) && start + (size - 1) * stride < (std::int64_t{1} << 32))
         for (std::int64_t k = 0; k < size; ++k)
           c.ranks.push_back(static_cast<std::uint32_t>(start + k * stride));
     }
@@ -132,7 +150,8 @@ std::vector<EtThreadDependency> thread_dependencies(const json& nodes) {
   for (const json& node : nodes) {
     const json* rf = field(node, "rf_id");
     const json* tid = field(node, "tid");
-    if (rf != nullptr && rf->is_number_integer() && tid != nullptr && tid->is_number_integer() && node.contains("id"))
+    if (rf != nullptr && rf->is_number_integer() && tid != nullptr && tid->is_number_integer() && node.contains("id") &&
+        node["id"].is_number_integer())
       ops.push_back({node["id"].get<std::int64_t>(), rf->get<std::int64_t>(), tid->get<std::int64_t>(), &node});
   }
   std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.id < b.id; });
@@ -167,13 +186,14 @@ ExecutionTrace read_execution_trace(const std::string& path) {
                                                                   : "no `nodes`: not a PyTorch Execution Trace",
                     "give the ExecutionTraceObserver's JSON as `pytorch_et`, the profiler's as `kineto`");
   ExecutionTrace out;
-  out.schema = et.value("schema", std::string());
+  out.schema = text_of(et, "schema");
   if (out.schema.rfind("1.", 0) != 0)
-    throw UserError(path, 0, "PyTorch Execution Trace schema '" + out.schema + "' is not read (1.0.x and 1.1.x are)",
+    throw UserError(path, 0, "PyTorch Execution Trace schema '" + (et.contains("schema") && !et["schema"].is_string() ? et["schema"].dump() : out.schema) +
+                                 "' is not read (1.0.x and 1.1.x are)",
                     "export it with PyTorch 2.0 or later");
   for (const json& node : et["nodes"]) {
     ++out.nodes;
-    const std::string name = node.value("name", std::string());
+    const std::string name = text_of(node, "name");
     if (name != "record_param_comms" && name.rfind("c10d::", 0) != 0 && name.rfind("nccl:", 0) != 0)
       continue;
     const json* rf = field(node, "rf_id");
