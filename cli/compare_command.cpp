@@ -1,5 +1,5 @@
 #include "cli/commands.hpp"
-#include "core/summary_compare.hpp"
+#include "report/summary_compare.hpp"
 
 #include <iostream>
 #include <memory>
@@ -15,9 +15,9 @@ Action add_compare_command(CLI::App& app) {
   return [cmd, paths]() -> int {
     if (!cmd->parsed())
       return -1;
-    const auto a = core::read_summary((*paths)[0]);
-    const auto b = core::read_summary((*paths)[1]);
-    std::cout << core::compare_summaries(a, (*paths)[0], b, (*paths)[1]);
+    const auto a = report::read_summary((*paths)[0]);
+    const auto b = report::read_summary((*paths)[1]);
+    std::cout << report::compare_summaries(a, (*paths)[0], b, (*paths)[1]);
     return 0;
   };
 }

@@ -3,7 +3,7 @@
 #include "cli/nccl_tests_sizes.hpp"
 #include "cli/communication_options.hpp"
 #include "core/collective_benchmark.hpp"
-#include "core/nccl_tests_report.hpp"
+#include "report/nccl_tests_report.hpp"
 #include "platforms/cluster_spec.hpp"
 
 #include <cctype>
@@ -112,7 +112,7 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
     }
     apply_nccl_environment(spec.communication);
     const auto rows = core::run_collective_benchmark(spec);
-    std::cout << core::nccl_tests_table(spec, rows, spec.platform.describe());
+    std::cout << report::nccl_tests_table(spec, rows, spec.platform.describe());
     return 0;
   };
 }

@@ -2,9 +2,9 @@
 #include "cli/job_file.hpp"
 #include "cli/progress_line.hpp"
 #include "core/engine_setup.hpp"
-#include "core/json_text.hpp"
-#include "core/run_job.hpp"
-#include "core/summary_report.hpp"
+#include "report/json_text.hpp"
+#include "report/run_job.hpp"
+#include "report/summary_report.hpp"
 
 #include <iostream>
 #include <memory>
@@ -57,14 +57,14 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     core::SimulationResult result;
     {
       ProgressLine progress(opts->quiet);
-      result = core::run_job(job, setup, progress.callback());
+      result = report::run_job(job, setup, progress.callback());
     }
     if (opts->json)
-      std::cout << core::json_text(core::summary_json(result, true), 2) << "\n";
+      std::cout << report::json_text(report::summary_json(result, true), 2) << "\n";
     else
-      std::cout << core::text_summary(result);
+      std::cout << report::text_summary(result);
     if (!opts->quiet) {
-      std::cerr << core::simulation_stats_line(result) << "\n";
+      std::cerr << report::simulation_stats_line(result) << "\n";
       if (!job.out_dir.empty())
         std::cerr << "outputs: " << job.out_dir << "/summary.json, report.html"
                   << (job.timeline ? ", timeline.json (open it in ui.perfetto.dev)" : "")

@@ -1,6 +1,6 @@
 #include "base/user_error.hpp"
 #include "cli/commands.hpp"
-#include "cli/slowdown_table.hpp"
+#include "report/slowdown_table.hpp"
 #include "slowdown/cross_validation.hpp"
 #include "slowdown/features.hpp"
 
@@ -25,8 +25,18 @@ struct SlowdownOptions {
   std::string objective = "kernels";
   int shuffles = 0;
   bool json = false, by_kernel = false;
-  SlowdownTableOptions table;
+  report::SlowdownTableOptions table;
 };
+
+void add_slowdown_table_options(CLI::App& table, report::SlowdownTableOptions& o) {
+  table.add_option("--overlapped", o.overlapped, "Kineto trace (.json / .json.gz) of a run with communication beside the computation")
+      ->required();
+  table.add_option("--isolated", o.isolated, "Kineto trace of the same program without it (one GPU, or communication off)")
+      ->required();
+  table.add_option("--ncu", o.ncu, "Nsight Compute report (`ncu --csv`) of the program's kernels: their metrics")->required();
+  table.add_option("--step", o.step, "ProfilerStep#N to read in both traces (default: the last)");
+  table.add_option("-o,--out", o.out, "Where to write the table (CSV, the columns `slowdown train` reads)")->required();
+}
 
 std::vector<slowdown::KernelRow> read_tables(const std::vector<std::string>& paths) {
   std::vector<slowdown::KernelRow> rows;
@@ -126,7 +136,7 @@ Action add_slowdown_command(CLI::App& app) {
     if (!cmd->parsed())
       return -1;
     if (make_table->parsed())
-      return write_slowdown_table(o->table);
+      return report::write_slowdown_table(o->table);
     const auto rows = read_tables(o->csv);
     const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
     const auto constant = slowdown::score(rows, [&](std::size_t) { return o->constant; });

@@ -1,10 +1,10 @@
 #include "cli/commands.hpp"
-#include "cli/csv_cell.hpp"
+#include "report/csv_cell.hpp"
 #include "cli/job_file.hpp"
 #include "cli/sweep_space.hpp"
-#include "core/sweep_report.hpp"
-#include "core/sweep_mpi.hpp"
-#include "core/sweep_runner.hpp"
+#include "sweep/sweep_report.hpp"
+#include "sweep/sweep_mpi.hpp"
+#include "sweep/sweep_runner.hpp"
 
 #include "base/atomic_write.hpp"
 #include "base/file_text.hpp"
@@ -34,7 +34,7 @@ struct SweepOptions {
   bool resume = false, quiet = false;
 };
 
-std::string number(const core::SweepRecord& r, const char* key, int decimals, double scale = 1) {
+std::string number(const sweep::SweepRecord& r, const char* key, int decimals, double scale = 1) {
   if (!r.contains(key))
     return "";
   char buf[64];
@@ -46,7 +46,7 @@ void write_text_atomically(const fs::path& path, const std::string& text) {
   write_atomically(path, [&](std::ostream& out) { out << text; }, "the sweep results");
 }
 
-std::string results_csv(const std::vector<core::SweepRecord>& records, const std::vector<SweepAxis>& axes) {
+std::string results_csv(const std::vector<sweep::SweepRecord>& records, const std::vector<SweepAxis>& axes) {
   std::string out = "index";
   for (const SweepAxis& a : axes)
     out += "," + a.key;
@@ -54,11 +54,11 @@ std::string results_csv(const std::vector<core::SweepRecord>& records, const std
   for (const auto& r : records) {
     out += std::to_string(r["index"].get<std::size_t>());
     for (const SweepAxis& a : axes)
-      out += "," + csv_cell(r["point"].value(a.key, ""));
+      out += "," + report::csv_cell(r["point"].value(a.key, ""));
     out += "," + r["status"].get<std::string>() + "," + number(r, "iteration_time_s", 9) + "," + number(r, "tokens_per_s", 1) +
            "," + number(r, "tflops_per_gpu", 2) + "," + number(r, "mfu", 4) + "," +
-           number(r, "peak_memory_bytes", 2, 1.0 / (1024.0 * 1024 * 1024)) + "," + csv_cell(r.value("limit", "")) + "," +
-           csv_cell(r.value("reason", "")) + "\n";
+           number(r, "peak_memory_bytes", 2, 1.0 / (1024.0 * 1024 * 1024)) + "," + report::csv_cell(r.value("limit", "")) + "," +
+           report::csv_cell(r.value("reason", "")) + "\n";
   }
   return out;
 }
@@ -66,10 +66,10 @@ std::string results_csv(const std::vector<core::SweepRecord>& records, const std
 // "tp (3) does not divide heads (96)" -> "tp (N) does not divide heads (N)": one line per rule.
 std::string reason_kind(const std::string& reason) { return std::regex_replace(reason, std::regex("[0-9]+(\\.[0-9]+)?"), "N"); }
 
-std::string ranked_table(const std::vector<core::SweepRecord>& records) {
+std::string ranked_table(const std::vector<sweep::SweepRecord>& records) {
   std::map<std::string, std::size_t> counts;
   std::map<std::string, std::map<std::string, std::size_t>> reasons;
-  std::vector<const core::SweepRecord*> ok;
+  std::vector<const sweep::SweepRecord*> ok;
   for (const auto& r : records) {
     const std::string status = r["status"];
     ++counts[status];
@@ -84,7 +84,7 @@ std::string ranked_table(const std::vector<core::SweepRecord>& records) {
   for (const auto& [status, kinds] : reasons)
     for (const auto& [kind, n] : kinds)
       out += "  " + std::to_string(n) + " x " + status + ": " + kind + "\n";
-  std::stable_sort(ok.begin(), ok.end(), [](const core::SweepRecord* a, const core::SweepRecord* b) {
+  std::stable_sort(ok.begin(), ok.end(), [](const sweep::SweepRecord* a, const sweep::SweepRecord* b) {
     const double ta = a->value("tokens_per_s", 0.0), tb = b->value("tokens_per_s", 0.0);
     if (ta != tb)
       return ta > tb;
@@ -143,10 +143,10 @@ Action add_sweep_command(CLI::App& app) {
     // A job file that is broken on its own is the user's error, not 1,000 invalid points.
     (void)parse_job(yaml, opts->job, base_dir, opts->overrides);
 
-    std::vector<core::SweepJob> jobs;
+    std::vector<sweep::SweepJob> jobs;
     std::set<std::string> labels;
     for (std::size_t i = 0; i < points.size(); ++i) {
-      core::SweepJob job;
+      sweep::SweepJob job;
       job.index = i;
       job.label = point_label(points[i]);
       job.point = points[i];
@@ -164,8 +164,8 @@ Action add_sweep_command(CLI::App& app) {
     }
 
     // Under mpirun only rank 0 touches the output folder; the other ranks simulate.
-    const bool across_ranks = core::launched_by_mpi();
-    const bool coordinator = !across_ranks || core::mpi_coordinator_rank();
+    const bool across_ranks = sweep::launched_by_mpi();
+    const bool coordinator = !across_ranks || sweep::mpi_coordinator_rank();
     const fs::path out(opts->out);
     if (coordinator)
       fs::create_directories(out);
@@ -173,7 +173,7 @@ Action add_sweep_command(CLI::App& app) {
     if (coordinator && fs::exists(log) && fs::file_size(log) > 0 && !opts->resume)
       throw UserError(opts->out, 0, "the folder already holds a sweep's results (results.jsonl)",
                       "add --resume to continue that sweep, or pick another --out");
-    std::vector<core::SweepRecord> records = opts->resume ? core::read_sweep_log(log, labels) : std::vector<core::SweepRecord>{};
+    std::vector<sweep::SweepRecord> records = opts->resume ? sweep::read_sweep_log(log, labels) : std::vector<sweep::SweepRecord>{};
     std::set<std::string> done;
     for (const auto& r : records)
       done.insert(r["label"].get<std::string>());
@@ -181,7 +181,7 @@ Action add_sweep_command(CLI::App& app) {
       std::cerr << "resuming: " << done.size() << " of " << jobs.size() << " points already have a result\n";
 
     std::size_t finished = done.size();
-    const auto report = [&](const core::SweepRecord& r) {
+    const auto report = [&](const sweep::SweepRecord& r) {
       ++finished;
       if (!opts->quiet)
         std::cerr << "[" << finished << "/" << jobs.size() << "] " << r["label"].get<std::string>() << ": "
@@ -189,18 +189,18 @@ Action add_sweep_command(CLI::App& app) {
                   << (r.contains("iteration_time_s") ? " " + number(r, "iteration_time_s", 3) + " s" : "")
                   << (r.contains("reason") ? " (" + r["reason"].get<std::string>() + ")" : "") << "\n";
     };
-    std::vector<core::SweepRecord> fresh;
+    std::vector<sweep::SweepRecord> fresh;
     if (across_ranks) {
-      auto mine = core::run_sweep_mpi(jobs, done, log, report);
+      auto mine = sweep::run_sweep_mpi(jobs, done, log, report);
       if (!mine)
         return 0;  // a simulating rank: rank 0 writes the results
       fresh = std::move(*mine);
     } else {
-      fresh = core::run_sweep(jobs, done, opts->workers, log, report);
+      fresh = sweep::run_sweep(jobs, done, opts->workers, log, report);
     }
     records.insert(records.end(), fresh.begin(), fresh.end());
     std::sort(records.begin(), records.end(),
-              [](const core::SweepRecord& a, const core::SweepRecord& b) {
+              [](const sweep::SweepRecord& a, const sweep::SweepRecord& b) {
                 return a["index"].get<std::size_t>() < b["index"].get<std::size_t>();
               });
 
@@ -210,7 +210,7 @@ Action add_sweep_command(CLI::App& app) {
     write_text_atomically(out / "results.json", all.dump(2) + "\n");
     write_text_atomically(out / "results.csv", results_csv(records, axes));
     std::ostringstream html;
-    core::write_sweep_report(html, records);
+    sweep::write_sweep_report(html, records);
     write_text_atomically(out / "sweep.html", html.str());
     std::cout << ranked_table(records);
     return 0;

@@ -5,7 +5,7 @@
 #include "support/temp_files.hpp"
 
 #include "core/simulation.hpp"
-#include "core/training_report.hpp"
+#include "report/training_report.hpp"
 #include "workloads/generator/compute_model.hpp"
 #include "workloads/generator/memory_model.hpp"
 #include "workloads/generator/pipeline_schedule.hpp"

@@ -1,5 +1,5 @@
 // `echo-des nccl-tests`: the table a user diffs against a real all_reduce_perf log.
-#include "core/nccl_tests_report.hpp"
+#include "report/nccl_tests_report.hpp"
 #include "support/cli_runner.hpp"
 
 #include <doctest/doctest.h>
@@ -24,7 +24,7 @@ std::vector<std::string> data_rows(const std::string& table) {
 } // namespace
 
 TEST_CASE("nccl-tests number format: the widest fixed format that fits, as nccl-tests does") {
-  using echo::core::nccl_float;
+  using echo::report::nccl_float;
   CHECK(nccl_float(154.0, 7) == " 154.00");
   CHECK(nccl_float(12345.678, 7) == "12345.7");
   CHECK(nccl_float(126496.0, 7) == " 126496");

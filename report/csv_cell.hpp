@@ -3,7 +3,7 @@
 // line break.
 #include <string>
 
-namespace echo::cli {
+namespace echo::report {
 
 inline std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos)
@@ -14,4 +14,4 @@ inline std::string csv_cell(const std::string& s) {
   return out + "\"";
 }
 
-} // namespace echo::cli
+} // namespace echo::report

@@ -12,12 +12,12 @@
 
 #include <ostream>
 
-namespace echo::core {
+namespace echo::report {
 
 inline constexpr std::size_t kMaxBars = 512;
 inline constexpr std::uint32_t kTimelineRanks = 16;
 inline constexpr std::size_t kMaxTimelineItems = 200000;
 
-void write_html_report(std::ostream& out, const SimulationResult& result, const workloads::Workload& workload);
+void write_html_report(std::ostream& out, const core::SimulationResult& result, const workloads::Workload& workload);
 
-} // namespace echo::core
+} // namespace echo::report

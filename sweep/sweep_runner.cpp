@@ -1,11 +1,11 @@
-#include "core/sweep_runner.hpp"
+#include "sweep/sweep_runner.hpp"
 
-#include "core/json_text.hpp"
+#include "report/json_text.hpp"
 
 #include "core/generated_workload.hpp"
 #include "core/simulation.hpp"
-#include "core/summary_report.hpp"
-#include "core/training_report.hpp"
+#include "report/summary_report.hpp"
+#include "report/training_report.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace echo::core {
+namespace echo::sweep {
 
 namespace {
 
@@ -36,22 +36,22 @@ SweepRecord simulate(const SweepJob& job) {
   SweepRecord r = base_record(job);
   bool built = false;
   try {
-    Simulation simulation(*job.job);
+    core::Simulation simulation(*job.job);
     built = true;
     simulation.set_rank_folding(job.job->fold_ranks);
-    const SimulationResult result = simulation.run(false);
+    const core::SimulationResult result = simulation.run(false);
     r["status"] = "ok";
     r["iteration_time_s"] = result.iteration_time_s;
-    if (const auto f = training_figures(result)) {
+    if (const auto f = report::training_figures(result)) {
       r["tokens_per_s"] = f->tokens_per_s;
       r["tflops_per_gpu"] = f->tflops_per_gpu;
       r["mfu"] = f->mfu;
       r["peak_memory_bytes"] = f->peak_memory_bytes;
       r["memory_capacity_bytes"] = f->memory_capacity_bytes;
     }
-    r["breakdown"] = breakdown_json(iteration_breakdown(result));
+    r["breakdown"] = report::breakdown_json(report::iteration_breakdown(result));
     r["limit"] = sweep_limit(r);
-  } catch (const DoesNotFit& e) {
+  } catch (const core::DoesNotFit& e) {
     r["status"] = "does_not_fit";
     r["reason"] = e.problem();
   } catch (const UserError& e) {
@@ -94,7 +94,7 @@ Running start_child(const SweepJob& job) {
     throw std::runtime_error("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    const std::string text = json_text(simulate(job));
+    const std::string text = report::json_text(simulate(job));
     for (std::size_t written = 0; written < text.size();) {
       const ssize_t n = ::write(fds[1], text.data() + written, text.size() - written);
       if (n <= 0)
@@ -220,4 +220,4 @@ std::vector<SweepRecord> run_sweep(const std::vector<SweepJob>& jobs, const std:
   return std::move(sink.records);
 }
 
-} // namespace echo::core
+} // namespace echo::sweep

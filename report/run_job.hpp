@@ -7,9 +7,9 @@
 #include "core/simulation.hpp"
 #include "core/simulation_result.hpp"
 
-namespace echo::core {
+namespace echo::report {
 
-SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup = {},
-                         const ProgressFn& progress = {});
+core::SimulationResult run_job(const core::JobSpec& job, const collectives::AlgorithmSetup& setup = {},
+                         const core::ProgressFn& progress = {});
 
-} // namespace echo::core
+} // namespace echo::report

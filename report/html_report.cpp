@@ -1,10 +1,10 @@
-#include "core/html_report.hpp"
+#include "report/html_report.hpp"
 
-#include "core/json_text.hpp"
+#include "report/json_text.hpp"
 
 #include "core/critical_path.hpp"
-#include "core/timeline_slice.hpp"
-#include "core/training_report.hpp"
+#include "report/timeline_slice.hpp"
+#include "report/training_report.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,7 +14,7 @@
 #include <map>
 #include <tuple>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -24,7 +24,7 @@ using workloads::TaskKind;
 // Microseconds rounded to the nanosecond, so the page is the same for the same run.
 double us(double seconds) { return std::round(seconds * 1e9) / 1e3; }
 
-json breakdown_bars(const SimulationResult& r) {
+json breakdown_bars(const core::SimulationResult& r) {
   json bars = json::array();
   const std::size_t n = r.per_rank.size();
   const std::size_t group = std::max<std::size_t>(1, (n + kMaxBars - 1) / kMaxBars);
@@ -50,7 +50,7 @@ json breakdown_bars(const SimulationResult& r) {
   return bars;
 }
 
-json timeline(const SimulationResult& r, const workloads::Workload& w) {
+json timeline(const core::SimulationResult& r, const workloads::Workload& w) {
   json rows = json::array(), items = json::array(), names = json::array();
   std::map<std::string, std::size_t> name_index;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> row_of;
@@ -61,20 +61,20 @@ json timeline(const SimulationResult& r, const workloads::Workload& w) {
     }
   // How NCCL ran each collective, for the hover text.
   std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> choice;
-  for (const CollectiveStat& c : r.collective_stats)
+  for (const core::CollectiveStat& c : r.collective_stats)
     choice[{c.communicator, c.op, c.bytes}] = c.choice;
-  for (const Interval& iv : r.intervals) {
+  for (const core::Interval& iv : r.intervals) {
     if (!row_of.contains({iv.rank, iv.stream}) || items.size() >= kMaxTimelineItems)
       continue;
     const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];
     std::string label = t.name;
     if (t.kind == TaskKind::collective) {
       const std::string& comm = w.communicators[iv.comm].name;
-      auto it = choice.find({comm, std::string(op_name(t)), t.bytes});
-      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B, " + comm +
+      auto it = choice.find({comm, std::string(core::op_name(t)), t.bytes});
+      label += " (" + std::string(core::op_name(t)) + ", " + std::to_string(t.bytes) + " B, " + comm +
                (it != choice.end() ? ", " + it->second : "") + ")";
     } else if (t.kind != TaskKind::compute) {
-      label += " (" + std::string(op_name(t)) + ", " + std::to_string(t.bytes) + " B)";
+      label += " (" + std::string(core::op_name(t)) + ", " + std::to_string(t.bytes) + " B)";
     }
     auto [it, fresh] = name_index.emplace(label, names.size());
     if (fresh)
@@ -85,25 +85,25 @@ json timeline(const SimulationResult& r, const workloads::Workload& w) {
   return {{"rows", rows}, {"items", items}, {"names", names}, {"truncated", items.size() >= kMaxTimelineItems}};
 }
 
-json critical(const SimulationResult& r) {
+json critical(const core::SimulationResult& r) {
   json path = json::array(), top = json::array(), kinds = json::array();
   std::map<std::string, double> by_kind;
-  for (const CriticalSegment& c : r.critical_path) {
+  for (const core::CriticalSegment& c : r.critical_path) {
     if (path.size() < 5000)
       path.push_back({c.rank, us(c.start_s), us(c.duration_s), c.name, c.kind});
     by_kind[c.kind] += c.duration_s;
   }
   for (const auto& [kind, s] : by_kind)
     kinds.push_back({kind, us(s)});
-  for (const CriticalContribution& c : critical_path_top(r.critical_path, 15))
+  for (const core::CriticalContribution& c : core::critical_path_top(r.critical_path, 15))
     top.push_back({c.name, c.kind, us(c.duration_s)});
   return {{"path", path}, {"top", top}, {"kinds", kinds}};
 }
 
-json collectives(const SimulationResult& r) {
+json collectives(const core::SimulationResult& r) {
   json out = json::array();
   for (std::size_t i = 0; i < r.collective_stats.size() && i < 20; ++i) {
-    const CollectiveStat& c = r.collective_stats[i];
+    const core::CollectiveStat& c = r.collective_stats[i];
     const double algbw = c.total_s > 0 ? static_cast<double>(c.bytes) * static_cast<double>(c.calls) / c.total_s / 1e9 : 0.0;
     out.push_back({c.communicator, c.op, c.bytes, c.calls, us(c.total_s), c.choice, std::round(algbw * 100) / 100});
   }
@@ -204,7 +204,7 @@ document.body.dataset.rendered='ok';
 
 } // namespace
 
-void write_html_report(std::ostream& out, const SimulationResult& r, const workloads::Workload& w) {
+void write_html_report(std::ostream& out, const core::SimulationResult& r, const workloads::Workload& w) {
   json data = {{"workload", r.workload_name.empty() ? r.workload_source : r.workload_name},
                {"platform", r.platform},
                {"ranks", r.ranks},
@@ -227,4 +227,4 @@ void write_html_report(std::ostream& out, const SimulationResult& r, const workl
   out << kHead << text << kTail;
 }
 
-} // namespace echo::core
+} // namespace echo::report

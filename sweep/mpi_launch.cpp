@@ -1,10 +1,10 @@
 // Whether an MPI launcher started this process: built with or without MPI, so that a build
 // without it can refuse rather than run the whole sweep on every rank.
-#include "core/sweep_mpi.hpp"
+#include "sweep/sweep_mpi.hpp"
 
 #include <cstdlib>
 
-namespace echo::core {
+namespace echo::sweep {
 
 bool launched_by_mpi() {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
@@ -20,4 +20,4 @@ bool mpi_coordinator_rank() {
   return true;
 }
 
-} // namespace echo::core
+} // namespace echo::sweep

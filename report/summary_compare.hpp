@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace echo::core {
+namespace echo::report {
 
 // Reads `path` (a summary.json, or a folder with one). Throws UserError when it is missing, is
 // not JSON, or is not an echo-des summary.
@@ -17,4 +17,4 @@ nlohmann::json read_summary(const std::string& path);
 std::string compare_summaries(const nlohmann::json& a, const std::string& a_name, const nlohmann::json& b,
                               const std::string& b_name, std::size_t max_collectives = 10);
 
-} // namespace echo::core
+} // namespace echo::report

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace echo::core {
+namespace echo::report {
 
 struct TrainingFigures {
   double tokens_per_s = 0, tflops_per_gpu = 0, mfu = 0;
@@ -26,14 +26,14 @@ struct IterationBreakdown {
   std::vector<std::pair<std::string, double>> exposed_comm_s;  // by communicator slot, in slot order
 };
 
-std::optional<TrainingFigures> training_figures(const SimulationResult& r);
+std::optional<TrainingFigures> training_figures(const core::SimulationResult& r);
 // `bubble_s` is the idle time when the job is pipelined (a stage waiting for its neighbours), 0
 // otherwise; `idle_s` the rest.
-IterationBreakdown iteration_breakdown(const SimulationResult& r);
+IterationBreakdown iteration_breakdown(const core::SimulationResult& r);
 
 nlohmann::ordered_json training_json(const TrainingFigures& f);
 nlohmann::ordered_json breakdown_json(const IterationBreakdown& b);
 // Lines for the text summary ("throughput: ...", "memory: ...", "GPU work: ...", "breakdown: ...").
-std::string training_text(const SimulationResult& r);
+std::string training_text(const core::SimulationResult& r);
 
-} // namespace echo::core
+} // namespace echo::report

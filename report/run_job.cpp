@@ -1,19 +1,19 @@
-#include "core/run_job.hpp"
+#include "report/run_job.hpp"
 
-#include "core/json_text.hpp"
+#include "report/json_text.hpp"
 
 #include "base/atomic_write.hpp"
 #include "base/user_error.hpp"
 #include "core/simulation.hpp"
-#include "core/html_report.hpp"
-#include "core/summary_report.hpp"
-#include "core/timeline_writer.hpp"
+#include "report/html_report.hpp"
+#include "report/summary_report.hpp"
+#include "report/timeline_writer.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -23,7 +23,7 @@ const char* const kOutputs[] = {"summary.json", "timeline.json", "report.html"};
 
 // An output folder that holds files echo-des did not write is someone else's: refuse it (before
 // simulating, so that the mistake costs nothing) unless the user insists.
-void check_output_folder(const JobSpec& job) {
+void check_output_folder(const core::JobSpec& job) {
   if (job.out_dir.empty() || job.force_out || !fs::is_directory(job.out_dir))
     return;
   for (const auto& entry : fs::directory_iterator(job.out_dir)) {
@@ -40,14 +40,14 @@ void check_output_folder(const JobSpec& job) {
 
 } // namespace
 
-SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& setup, const ProgressFn& progress) {
+core::SimulationResult run_job(const core::JobSpec& job, const collectives::AlgorithmSetup& setup, const core::ProgressFn& progress) {
   check_output_folder(job);
-  Simulation simulation(job);
+  core::Simulation simulation(job);
   simulation.set_rank_folding(job.fold_ranks);
   if (setup)
     setup(simulation.algorithms());
   const bool record = !job.out_dir.empty() && job.timeline;
-  SimulationResult result = simulation.run(record, progress);
+  core::SimulationResult result = simulation.run(record, progress);
   if (job.out_dir.empty())
     return result;
 
@@ -66,4 +66,4 @@ SimulationResult run_job(const JobSpec& job, const collectives::AlgorithmSetup& 
   return result;
 }
 
-} // namespace echo::core
+} // namespace echo::report

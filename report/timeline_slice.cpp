@@ -1,8 +1,8 @@
-#include "core/timeline_slice.hpp"
+#include "report/timeline_slice.hpp"
 
 #include <algorithm>
 
-namespace echo::core {
+namespace echo::report {
 
 std::vector<std::uint32_t> timeline_slice(const workloads::Workload& w, std::size_t max_ranks) {
   auto first_members = [&](const std::vector<const char*>& names) {
@@ -24,4 +24,4 @@ std::vector<std::uint32_t> timeline_slice(const workloads::Workload& w, std::siz
   return ranks;
 }
 
-} // namespace echo::core
+} // namespace echo::report

@@ -1,10 +1,10 @@
-#include "core/sweep_report.hpp"
+#include "sweep/sweep_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-namespace echo::core {
+namespace echo::sweep {
 
 namespace {
 
@@ -102,4 +102,4 @@ void write_sweep_report(std::ostream& out, const std::vector<SweepRecord>& recor
   out << "</table></body></html>\n";
 }
 
-} // namespace echo::core
+} // namespace echo::sweep

@@ -1,15 +1,15 @@
-#include "core/summary_report.hpp"
+#include "report/summary_report.hpp"
 
 #include "core/collective_timing.hpp"
 #include "core/critical_path.hpp"
-#include "core/training_report.hpp"
+#include "report/training_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -20,9 +20,9 @@ constexpr std::size_t kCriticalListed = 10000;
 struct SlowdownCost {
   double mean_s = 0.0, max_s = 0.0;
 };
-SlowdownCost slowdown_cost(const SimulationResult& r) {
+SlowdownCost slowdown_cost(const core::SimulationResult& r) {
   SlowdownCost c;
-  for (const RankBreakdown& b : r.per_rank) {
+  for (const core::RankBreakdown& b : r.per_rank) {
     c.mean_s += b.slowdown_s;
     c.max_s = std::max(c.max_s, b.slowdown_s);
   }
@@ -48,7 +48,7 @@ std::string row(const std::string& label, double compute_s, double comm_s, doubl
 
 } // namespace
 
-nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_clock) {
+nlohmann::ordered_json summary_json(const core::SimulationResult& r, bool with_wall_clock) {
   nlohmann::ordered_json j;
   j["workload"] = {{"name", r.workload_name}, {"source", r.workload_source}, {"ranks", r.ranks}, {"tasks", r.tasks}};
   if (r.training && !r.training->settings.empty()) {
@@ -82,7 +82,7 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
     j["breakdown"] = breakdown_json(iteration_breakdown(r));
   }
   auto& ranks = j["ranks"] = nlohmann::ordered_json::array();
-  for (const RankBreakdown& b : r.per_rank)
+  for (const core::RankBreakdown& b : r.per_rank)
   {
     nlohmann::json by_slot = nlohmann::json::object();
     for (std::size_t s = 0; s < b.exposed_by_slot_s.size() && s < r.slots.size(); ++s)
@@ -103,7 +103,7 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   // The collectives that took longest (first arrival to last finish, summed over their calls).
   auto& collectives = j["collectives"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.collective_stats.size() && i < kCollectivesListed; ++i) {
-    const CollectiveStat& c = r.collective_stats[i];
+    const core::CollectiveStat& c = r.collective_stats[i];
     collectives.push_back({{"communicator", c.communicator},
                            {"op", c.op},
                            {"bytes", c.bytes},
@@ -114,12 +114,12 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   if (!r.critical_path.empty()) {
     auto& path = j["critical_path"] = nlohmann::json::array();
     for (std::size_t i = 0; i < r.critical_path.size() && i < kCriticalListed; ++i) {
-      const CriticalSegment& c = r.critical_path[i];
+      const core::CriticalSegment& c = r.critical_path[i];
       path.push_back({{"name", c.name}, {"kind", c.kind}, {"rank", c.rank}, {"start_s", c.start_s}, {"duration_s", c.duration_s}});
     }
     // What the iteration's time is made of.
     auto& contributors = j["critical_path_top"] = nlohmann::json::array();
-    for (const CriticalContribution& c : critical_path_top(r.critical_path, 20))
+    for (const core::CriticalContribution& c : core::critical_path_top(r.critical_path, 20))
       contributors.push_back({{"name", c.name}, {"kind", c.kind}, {"duration_s", c.duration_s}});
   }
   auto& sim = j["simulation"] = {
@@ -133,7 +133,7 @@ nlohmann::ordered_json summary_json(const SimulationResult& r, bool with_wall_cl
   return j;
 }
 
-std::string text_summary(const SimulationResult& r) {
+std::string text_summary(const core::SimulationResult& r) {
   std::string out;
   out += "workload:       " + (r.workload_name.empty() ? r.workload_source : r.workload_name + " (" + r.workload_source + ")") +
          ", " + std::to_string(r.ranks) + " ranks, " + std::to_string(r.tasks) + " tasks\n";
@@ -157,7 +157,7 @@ std::string text_summary(const SimulationResult& r) {
            " compute kernels have no Nsight Compute metrics: the " + r.slowdown_model +
            " model gave them their category's default slowdown (attach metrics with `echo-des import ncu`)\n";
   double host_bound = 0.0, host_busy = 0.0;
-  for (const RankBreakdown& b : r.per_rank) {
+  for (const core::RankBreakdown& b : r.per_rank) {
     host_bound += b.host_bound_s;
     host_busy += b.host_busy_s;
   }
@@ -173,7 +173,7 @@ std::string text_summary(const SimulationResult& r) {
     out += "note:           " + note + "\n";
   if (r.collectives_too_large > 0)
     out += "note:           " + std::to_string(r.collectives_too_large) +
-           " collective calls had schedules of more than " + std::to_string(kMaxStepsPerCall) +
+           " collective calls had schedules of more than " + std::to_string(core::kMaxStepsPerCall) +
            " steps and ran at analytic fidelity\n";
   out += "\n";
   char header[160];
@@ -182,13 +182,13 @@ std::string text_summary(const SimulationResult& r) {
   // Every rank for small jobs; for large ones the first ranks and the spread over all of them.
   constexpr std::size_t kShown = 16;
   for (std::size_t i = 0; i < r.per_rank.size() && i < kShown; ++i) {
-    const RankBreakdown& b = r.per_rank[i];
+    const core::RankBreakdown& b = r.per_rank[i];
     out += row(std::to_string(b.rank), b.compute_s, b.exposed_comm_s, b.idle_s);
   }
   if (r.per_rank.size() > kShown) {
     out += "     ... " + std::to_string(r.per_rank.size() - kShown) + " more ranks (all of them with --json)\n";
-    RankBreakdown lo = r.per_rank.front(), hi = lo, sum{};
-    for (const RankBreakdown& b : r.per_rank) {
+    core::RankBreakdown lo = r.per_rank.front(), hi = lo, sum{};
+    for (const core::RankBreakdown& b : r.per_rank) {
       lo.compute_s = std::min(lo.compute_s, b.compute_s);
       lo.exposed_comm_s = std::min(lo.exposed_comm_s, b.exposed_comm_s);
       lo.idle_s = std::min(lo.idle_s, b.idle_s);
@@ -207,10 +207,10 @@ std::string text_summary(const SimulationResult& r) {
   return out;
 }
 
-std::string simulation_stats_line(const SimulationResult& r) {
+std::string simulation_stats_line(const core::SimulationResult& r) {
   const double rate = r.run_wall_s > 0 ? static_cast<double>(r.events) / r.run_wall_s : 0.0;
   return "simulation: " + std::to_string(r.events) + " events in " + fixed(r.run_wall_s, 3) + " s (" + fixed(rate, 0) +
          " events/s), job " + fixed(r.wall_s, 3) + " s, peak RSS " + fixed(r.peak_rss_mb, 1) + " MB";
 }
 
-} // namespace echo::core
+} // namespace echo::report

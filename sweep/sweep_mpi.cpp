@@ -1,11 +1,11 @@
-#include "core/sweep_mpi.hpp"
+#include "sweep/sweep_mpi.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <cstdlib>
 
-namespace echo::core {
+namespace echo::sweep {
 
 namespace {
 
@@ -83,4 +83,4 @@ std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob
   return std::move(sink.records);
 }
 
-} // namespace echo::core
+} // namespace echo::sweep

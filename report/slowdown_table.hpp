@@ -2,19 +2,16 @@
 // `echo-des slowdown table`: a training table for `slowdown train` from two Kineto profiles of
 // one program (communication beside the computation, and not) and an Nsight Compute report of
 // its kernels (workloads/overlap_table.hpp).
-#include <CLI/CLI.hpp>
-
 #include <string>
 
-namespace echo::cli {
+namespace echo::report {
 
 struct SlowdownTableOptions {
   std::string overlapped, isolated, ncu, out;
-  int step = -1;
+  int step = -1;  // ProfilerStep#N in both traces; -1: the last
 };
 
-void add_slowdown_table_options(CLI::App& table, SlowdownTableOptions& o);
 // Writes the table; returns the exit code (user errors are thrown).
 int write_slowdown_table(const SlowdownTableOptions& o);
 
-} // namespace echo::cli
+} // namespace echo::report

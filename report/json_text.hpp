@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace echo::core {
+namespace echo::report {
 
 template <class Json>
 std::string json_text(const Json& j, int indent = -1) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-} // namespace echo::core
+} // namespace echo::report

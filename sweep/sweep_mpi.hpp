@@ -5,7 +5,7 @@
 // other ranks simulate — each point in a child process, so a point that fails or crashes is
 // reported as failed and the sweep goes on. Results equal a single-process sweep's.
 // Built when CMake finds MPI; without it, a launch under mpirun is refused.
-#include "core/sweep_runner.hpp"
+#include "sweep/sweep_runner.hpp"
 
 #include <functional>
 #include <optional>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace echo::core {
+namespace echo::sweep {
 
 // True when this process was started by an MPI launcher with more than one rank.
 bool launched_by_mpi();
@@ -26,4 +26,4 @@ std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob
                                                       const std::string& log,
                                                       const std::function<void(const SweepRecord&)>& on_record);
 
-} // namespace echo::core
+} // namespace echo::sweep

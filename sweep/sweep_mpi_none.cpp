@@ -1,11 +1,11 @@
 // The sweep's MPI entry points for builds without MPI: a launch under mpirun is refused rather
 // than every rank running the whole sweep into the same files.
-#include "core/sweep_mpi.hpp"
+#include "sweep/sweep_mpi.hpp"
 
 #include "base/user_error.hpp"
 
 
-namespace echo::core {
+namespace echo::sweep {
 
 std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob>&, const std::set<std::string>&,
                                                       const std::string&, const std::function<void(const SweepRecord&)>&) {
@@ -13,4 +13,4 @@ std::optional<std::vector<SweepRecord>> run_sweep_mpi(const std::vector<SweepJob
                   "install OpenMPI (libopenmpi-dev) and rebuild, or run the sweep in one process with -j");
 }
 
-} // namespace echo::core
+} // namespace echo::sweep

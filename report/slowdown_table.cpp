@@ -1,6 +1,6 @@
-#include "cli/slowdown_table.hpp"
+#include "report/slowdown_table.hpp"
 
-#include "cli/csv_cell.hpp"
+#include "report/csv_cell.hpp"
 
 #include "base/user_error.hpp"
 #include "slowdown/features.hpp"
@@ -13,7 +13,7 @@
 #include <map>
 #include <sstream>
 
-namespace echo::cli {
+namespace echo::report {
 
 namespace {
 
@@ -28,16 +28,6 @@ std::string cell(double v) {
 }
 
 } // namespace
-
-void add_slowdown_table_options(CLI::App& table, SlowdownTableOptions& o) {
-  table.add_option("--overlapped", o.overlapped, "Kineto trace (.json / .json.gz) of a run with communication beside the computation")
-      ->required();
-  table.add_option("--isolated", o.isolated, "Kineto trace of the same program without it (one GPU, or communication off)")
-      ->required();
-  table.add_option("--ncu", o.ncu, "Nsight Compute report (`ncu --csv`) of the program's kernels: their metrics")->required();
-  table.add_option("--step", o.step, "ProfilerStep#N to read in both traces (default: the last)");
-  table.add_option("-o,--out", o.out, "Where to write the table (CSV, the columns `slowdown train` reads)")->required();
-}
 
 int write_slowdown_table(const SlowdownTableOptions& o) {
   const workloads::KinetoKernels overlapped = workloads::kineto_kernels(o.overlapped, o.step);
@@ -96,4 +86,4 @@ int write_slowdown_table(const SlowdownTableOptions& o) {
   return 0;
 }
 
-} // namespace echo::cli
+} // namespace echo::report

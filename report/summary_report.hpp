@@ -8,11 +8,11 @@
 
 #include <string>
 
-namespace echo::core {
+namespace echo::report {
 
-nlohmann::ordered_json summary_json(const SimulationResult& result, bool with_wall_clock);
-std::string text_summary(const SimulationResult& result);
+nlohmann::ordered_json summary_json(const core::SimulationResult& result, bool with_wall_clock);
+std::string text_summary(const core::SimulationResult& result);
 // One line for stderr: events, wall time, events per second, peak memory.
-std::string simulation_stats_line(const SimulationResult& result);
+std::string simulation_stats_line(const core::SimulationResult& result);
 
-} // namespace echo::core
+} // namespace echo::report

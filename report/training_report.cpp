@@ -1,10 +1,10 @@
-#include "core/training_report.hpp"
+#include "report/training_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -16,11 +16,11 @@ std::string fixed(double value, int decimals) {
 
 std::string gb(double bytes) { return fixed(bytes / (1024.0 * 1024 * 1024), 1) + " GiB"; }
 
-bool pipelined(const SimulationResult& r) { return r.training && r.training->pp > 1; }
+bool pipelined(const core::SimulationResult& r) { return r.training && r.training->pp > 1; }
 
 } // namespace
 
-std::optional<TrainingFigures> training_figures(const SimulationResult& r) {
+std::optional<TrainingFigures> training_figures(const core::SimulationResult& r) {
   if (!r.training || r.iteration_time_s <= 0)
     return std::nullopt;
   const workloads::TrainingFacts& t = *r.training;
@@ -48,10 +48,10 @@ std::optional<TrainingFigures> training_figures(const SimulationResult& r) {
   return f;
 }
 
-IterationBreakdown iteration_breakdown(const SimulationResult& r) {
+IterationBreakdown iteration_breakdown(const core::SimulationResult& r) {
   IterationBreakdown b;
   std::vector<double> by_slot(r.slots.size(), 0.0);
-  for (const RankBreakdown& rank : r.per_rank) {
+  for (const core::RankBreakdown& rank : r.per_rank) {
     b.compute_s += rank.compute_s - rank.slowdown_s;
     b.overlap_slowdown_s += rank.slowdown_s;
     (pipelined(r) ? b.bubble_s : b.idle_s) += rank.idle_s;
@@ -96,7 +96,7 @@ nlohmann::ordered_json breakdown_json(const IterationBreakdown& b) {
           {"idle_s", b.idle_s}};
 }
 
-std::string training_text(const SimulationResult& r) {
+std::string training_text(const core::SimulationResult& r) {
   const auto f = training_figures(r);
   if (!f)
     return "";
@@ -134,4 +134,4 @@ std::string training_text(const SimulationResult& r) {
   return out;
 }
 
-} // namespace echo::core
+} // namespace echo::report

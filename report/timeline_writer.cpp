@@ -1,8 +1,8 @@
-#include "core/timeline_writer.hpp"
+#include "report/timeline_writer.hpp"
 
-#include "core/json_text.hpp"
+#include "report/json_text.hpp"
 
-#include "core/timeline_slice.hpp"
+#include "report/timeline_slice.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -29,7 +29,7 @@ std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); 
 
 } // namespace
 
-void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& w) {
+void write_timeline(std::ostream& out, const core::SimulationResult& result, const workloads::Workload& w) {
   // Beyond kFullTimelineRanks ranks, one data-parallel replica: every rank of a 8,192-GPU job
   // would be gigabytes that no viewer opens, and the replicas look alike.
   std::vector<bool> shown(w.rank_count(), true);
@@ -60,7 +60,7 @@ void write_timeline(std::ostream& out, const SimulationResult& result, const wor
       next() << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << r << ",\"tid\":" << s
              << ",\"args\":{\"name\":" << quoted(program.streams[s]) << "}}";
   }
-  for (const Interval& iv : result.intervals) {
+  for (const core::Interval& iv : result.intervals) {
     if (!shown[iv.rank])
       continue;
     const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
@@ -75,19 +75,19 @@ void write_timeline(std::ostream& out, const SimulationResult& result, const wor
       args += ",\"isolated_ns\":" + std::to_string(task.duration_ns) + ",\"stretched_ns\":" + std::to_string(stretched_ns);
     }
     if (task.kind != TaskKind::compute) {
-      name = std::string(op_name(task)) + " " + std::to_string(task.bytes) + " B";
-      args += ",\"op\":\"" + std::string(op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +
+      name = std::string(core::op_name(task)) + " " + std::to_string(task.bytes) + " B";
+      args += ",\"op\":\"" + std::string(core::op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +
               ",\"seq\":" + std::to_string(iv.seq);
       if (task.kind == TaskKind::collective)
         args += ",\"communicator\":" + quoted(w.communicators[iv.comm].name);
       else
         args += std::string(",\"") + (task.kind == TaskKind::send ? "to" : "from") + "\":" + std::to_string(iv.comm);
     }
-    next() << "{\"name\":" << quoted(name) << ",\"cat\":\"" << category_name(task.category)
+    next() << "{\"name\":" << quoted(name) << ",\"cat\":\"" << core::category_name(task.category)
            << "\",\"ph\":\"X\",\"pid\":" << iv.rank << ",\"tid\":" << iv.stream << ",\"ts\":" << micros(nanos(iv.start_s))
            << ",\"dur\":" << micros(nanos(iv.end_s) - nanos(iv.start_s)) << ",\"args\":{" << args << "}}";
   }
   out << "\n]}\n";
 }
 
-} // namespace echo::core
+} // namespace echo::report

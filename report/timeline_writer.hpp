@@ -7,11 +7,11 @@
 
 #include <ostream>
 
-namespace echo::core {
+namespace echo::report {
 
-// Jobs with more ranks get one data-parallel replica in timeline.json (core/timeline_slice.hpp).
+// Jobs with more ranks get one data-parallel replica in timeline.json (report/timeline_slice.hpp).
 inline constexpr std::size_t kFullTimelineRanks = 512;
 
-void write_timeline(std::ostream& out, const SimulationResult& result, const workloads::Workload& workload);
+void write_timeline(std::ostream& out, const core::SimulationResult& result, const workloads::Workload& workload);
 
-} // namespace echo::core
+} // namespace echo::report

@@ -1,8 +1,8 @@
-#include "core/nccl_tests_report.hpp"
+#include "report/nccl_tests_report.hpp"
 
 #include <cstdio>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace {
 
@@ -27,7 +27,7 @@ std::string perf_name(Op op) {
 
 // "Ring/LL/12: 8 .. 65536 B": runs of consecutive sizes with the same algorithm, protocol and
 // channel count.
-std::string choices_by_size(const std::vector<BenchmarkRow>& rows) {
+std::string choices_by_size(const std::vector<core::BenchmarkRow>& rows) {
   std::string out;
   for (std::size_t i = 0; i < rows.size();) {
     std::size_t j = i;
@@ -54,7 +54,7 @@ std::string nccl_float(double value, int width) {
   return buf;
 }
 
-std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<BenchmarkRow>& rows,
+std::string nccl_tests_table(const core::BenchmarkSpec& spec, const std::vector<core::BenchmarkRow>& rows,
                              const std::string& platform_description) {
   const std::string name = perf_name(spec.op);
   const std::uint64_t min_bytes = spec.sizes.empty() ? 0 : spec.sizes.front();
@@ -85,13 +85,13 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
                 "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   double bus_sum = 0.0;
   int bus_count = 0;
-  const double factor = bus_bandwidth_factor(spec.op, spec.gpus);
-  for (const BenchmarkRow& row : rows) {
+  const double factor = core::bus_bandwidth_factor(spec.op, spec.gpus);
+  for (const core::BenchmarkRow& row : rows) {
     const int root = rooted(spec.op) ? static_cast<int>(spec.root) : -1;
     out += format("%12llu  %12llu  %8s  %6s  %6i", static_cast<unsigned long long>(row.bytes),
                   static_cast<unsigned long long>(row.count), spec.dtype.name.c_str(), reduces(spec.op) ? "sum" : "none", root);
     for (double us : {row.time_us, row.time_us}) {  // out of place, in place
-      const double alg = algorithm_bandwidth(spec.op, row, spec.dtype.bytes, spec.gpus, us);
+      const double alg = core::algorithm_bandwidth(spec.op, row, spec.dtype.bytes, spec.gpus, us);
       out += format("  %7s  %6s  %6s    N/A", nccl_float(us, 7).c_str(), nccl_float(alg, 6).c_str(),
                     nccl_float(alg * factor, 6).c_str());
       bus_sum += alg * factor;
@@ -106,4 +106,4 @@ std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<Benchm
   return out;
 }
 
-} // namespace echo::core
+} // namespace echo::report

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-namespace echo::core {
+namespace echo::report {
 
 std::vector<std::uint32_t> timeline_slice(const workloads::Workload& w, std::size_t max_ranks);
 
-} // namespace echo::core
+} // namespace echo::report

@@ -1,4 +1,4 @@
-#include "core/summary_compare.hpp"
+#include "report/summary_compare.hpp"
 
 #include "base/user_error.hpp"
 
@@ -10,7 +10,7 @@
 #include <map>
 #include <tuple>
 
-namespace echo::core {
+namespace echo::report {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -160,4 +160,4 @@ std::string compare_summaries(const json& a, const std::string& a_name, const js
   return out;
 }
 
-} // namespace echo::core
+} // namespace echo::report

@@ -15,13 +15,13 @@
 #include <utility>
 #include <vector>
 
-namespace echo::core {
+namespace echo::sweep {
 
 struct SweepJob {
   std::size_t index = 0;
   std::string label;                                      // "parallel.tp=2 parallel.pp=4"
   std::vector<std::pair<std::string, std::string>> point; // the axes' values
-  std::optional<JobSpec> job;                             // absent: the job file rejected the values
+  std::optional<core::JobSpec> job;                             // absent: the job file rejected the values
   std::string error;                                      // why it was rejected
 };
 
@@ -57,4 +57,4 @@ void append_sweep_log(const std::string& log, const SweepRecord& record);
 // when the peak is above 90% of the GPU's.
 std::string sweep_limit(const SweepRecord& record);
 
-} // namespace echo::core
+} // namespace echo::sweep

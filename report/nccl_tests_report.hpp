@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-namespace echo::core {
+namespace echo::report {
 
-std::string nccl_tests_table(const BenchmarkSpec& spec, const std::vector<BenchmarkRow>& rows,
+std::string nccl_tests_table(const core::BenchmarkSpec& spec, const std::vector<core::BenchmarkRow>& rows,
                              const std::string& platform_description);
 
 // nccl-tests' number format: the widest of %.2f, %.1f, %.0f that fits `width`, else exponent.
 std::string nccl_float(double value, int width);
 
-} // namespace echo::core
+} // namespace echo::report
