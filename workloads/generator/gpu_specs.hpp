@@ -28,9 +28,15 @@ struct GpuSpec {
   // Share of the fp32 (CUDA-core, no tensor core) peak an SGEMM reaches: simpler pipelines run
   // closer to their peak.
   double fp32_gemm_efficiency = 0.9;
+  // FP8 GEMMs reach a smaller share of their (doubled) peak than 16-bit ones on the same chip: the
+  // operands arrive twice as fast for the same memory pipes, and the scaling epilogue costs more.
+  // The ratio of the two measured best-shape shares; 1 where no FP8 measurement exists.
+  double fp8_gemm_relative = 1.0;
 
   double peak_flops(DataType t) const;  // 0 when the GPU has no such tensor path
-  double gemm_share(DataType t) const { return t == DataType::fp32 ? fp32_gemm_efficiency : gemm_efficiency; }
+  double gemm_share(DataType t) const {
+    return t == DataType::fp32 ? fp32_gemm_efficiency : t == DataType::fp8 ? gemm_efficiency * fp8_gemm_relative : gemm_efficiency;
+  }
 };
 
 const std::vector<GpuSpec>& gpu_presets();
