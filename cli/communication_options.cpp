@@ -22,11 +22,11 @@ collectives::NcclVersion parse_nccl_version(const std::string& text, const std::
 void apply_nccl_environment(core::CommunicationSpec& spec) {
   if (const char* algo = std::getenv("NCCL_ALGO"); algo != nullptr && spec.algo.empty()) {
     spec.algo = algo;
-    spec.algo_origin = "NCCL_ALGO in the environment";
+    spec.algo_origin = core::CommunicationSpec::kAlgoFromEnvironment;
   }
   if (const char* proto = std::getenv("NCCL_PROTO"); proto != nullptr && spec.proto.empty()) {
     spec.proto = proto;
-    spec.proto_origin = "NCCL_PROTO in the environment";
+    spec.proto_origin = core::CommunicationSpec::kProtoFromEnvironment;
   }
 }
 

@@ -1,4 +1,5 @@
 #include "base/user_error.hpp"
+#include "base/version.hpp"
 #include "cli/commands.hpp"
 #include "slowdown/xgboost_model.hpp"
 
@@ -16,7 +17,7 @@ int echo_des_main(int argc, char** argv, const collectives::AlgorithmSetup& setu
   CLI::App app{"echo-des: predict the time of one training iteration of a distributed deep-learning job on a GPU "
                "cluster you do not have, and show why."};
   app.footer("Example:\n  echo-des run examples/default/job.yaml\n\nRun `echo-des COMMAND --help` for a command's options.");
-  app.set_version_flag("--version", "echo-des 0.1.0");
+  app.set_version_flag("--version", std::string("echo-des ") + kVersion);
   app.require_subcommand(1);
   std::vector<Action> actions = {add_run_command(app, setup), add_platform_command(app), add_nccl_tests_command(app, setup),
                                  add_compare_command(app), add_slowdown_command(app),

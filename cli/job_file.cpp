@@ -220,6 +220,7 @@ core::JobSpec read_job(const YAML::Node& root_in, const std::string& shown_name,
 
   core::JobSpec job;
   job.job_file = shown_name;
+  job.overrides = overrides;
   job.platform = read_platform(require_map(root, "platform", shown_name, true), shown_name, base_dir);
 
   const YAML::Node workload = require_map(root, "workload", shown_name, true);

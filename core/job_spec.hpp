@@ -27,6 +27,9 @@ struct CommunicationSpec {
   // the list came from (job file line, command line, environment) for error messages.
   std::string algo, algo_origin;
   std::string proto, proto_origin;
+  // The origins of lists read from the environment (a summary records those variables).
+  static constexpr const char* kAlgoFromEnvironment = "NCCL_ALGO in the environment";
+  static constexpr const char* kProtoFromEnvironment = "NCCL_PROTO in the environment";
   // The NCCL release whose algorithms may be chosen (collectives/nccl_version.hpp).
   collectives::NcclVersion nccl_version = collectives::kNewestNccl;
 };
@@ -41,6 +44,7 @@ struct SlowdownSpec {
 
 struct JobSpec {
   std::string job_file;                 // for messages; may be empty
+  std::vector<std::string> overrides;   // the --set KEY=VALUE it was changed by, as given (for the record)
   platforms::PlatformSource platform;
   // workload: the files of a run, read by the importer of their format (workloads/importers/)...
   std::optional<workloads::WorkloadSource> source;

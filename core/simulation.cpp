@@ -47,10 +47,12 @@ struct Simulation::Impl {
   std::unique_ptr<slowdown::Predictor> slowdown;
   bool comm_measured = false;
   bool fold_ranks = true;
+  std::optional<JobSpec> job;  // when built from a job: recorded in the result
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
 
 Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
+  impl_->job = job;
   if (job.source) {
     init(job.platform, scaled(workloads::load_workload(*job.source, job.replicate_dp), job.kernel_time_scale), job.communication,
          job.slowdown, job.comm_measured);
@@ -226,6 +228,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.tasks = w.total_tasks();
   result.measured_iteration_ns = w.measured_iteration_ns;
   result.notes = w.notes;
+  result.job = impl_->job;
   if (n_ranks < result.gpus)  // rank r runs on GPU r: the platform's last GPUs take no part
     result.run_notes.push_back("the job has " + std::to_string(n_ranks) + " ranks on GPUs 0.." + std::to_string(n_ranks - 1) +
                            "; the platform's other " + std::to_string(result.gpus - n_ranks) + " GPUs are idle");

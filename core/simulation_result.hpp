@@ -1,6 +1,7 @@
 #pragma once
 // What one simulated iteration produced: the iteration time, a breakdown per rank, and (when
 // asked for) every executed interval for the timeline.
+#include "core/job_spec.hpp"
 #include "workloads/training_facts.hpp"
 
 #include <cstdint>
@@ -86,6 +87,8 @@ struct SimulationResult {
   // Generated workloads: model arithmetic and memory; memory_by_rank[r] is rank r's breakdown.
   std::optional<workloads::TrainingFacts> training;
   std::vector<std::uint32_t> program_of_rank;
+  // The job as it ran, every setting resolved; empty for a simulation built in code.
+  std::optional<JobSpec> job;
 };
 
 } // namespace echo::core

@@ -1,8 +1,11 @@
 #include "report/summary_compare.hpp"
 
+#include "report/job_record.hpp"
+
 #include "base/user_error.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -61,31 +64,37 @@ std::map<CollectiveKey, json> collectives_of(const json& s) {
   return out;
 }
 
-// Generated jobs' settings that differ between the runs, or that one run has and the other not.
+// The settings that differ between the runs, or that one run has and the other not.
 std::string settings_diff(const json& a, const json& b) {
-  auto settings = [](const json& s) {
-    std::map<std::string, std::string> out;
-    if (s.contains("workload") && s["workload"].is_object() && s["workload"].contains("settings") &&
-        s["workload"]["settings"].is_object())
-      for (const auto& [key, value] : s["workload"]["settings"].items())
-        out[key] = value.is_string() ? value.get<std::string>() : value.dump();
-    return out;
-  };
-  const auto sa = settings(a), sb = settings(b);
+  const auto sa = recorded_settings(a), sb = recorded_settings(b);
   if (sa.empty() && sb.empty())
-    return "";
-  std::string out;
+    return "settings: neither summary records them (written before echo-des recorded its jobs)\n\n";
+  if (sa.empty() || sb.empty())
+    return "settings: only " + std::string(sa.empty() ? "B" : "A") + "'s summary records them\n\n";
   std::map<std::string, std::pair<std::string, std::string>> all;
   for (const auto& [k, v] : sa)
     all[k].first = v;
   for (const auto& [k, v] : sb)
     all[k].second = v;
+  // Columns as wide as what they hold (a file name or an origin can be long).
+  std::vector<std::array<std::string, 3>> rows;
+  std::array<std::size_t, 3> width = {0, 1, 1};
   for (const auto& [k, v] : all)
-    if (v.first != v.second)
-      out += format("  %-34s %18s %18s\n", k.c_str(), v.first.empty() ? "-" : v.first.c_str(), v.second.empty() ? "-" : v.second.c_str());
-  if (sa.empty() || sb.empty())
-    return "settings: only " + std::string(sa.empty() ? "B" : "A") + " is a generated job with recorded settings\n\n";
-  return out.empty() ? "settings: the same\n\n" : "settings that differ:\n" + out + "\n";
+    if (v.first != v.second) {
+      rows.push_back({k, v.first.empty() ? "-" : v.first, v.second.empty() ? "-" : v.second});
+      for (std::size_t c = 0; c < 3; ++c)
+        width[c] = std::max(width[c], rows.back()[c].size());
+    }
+  if (rows.empty())
+    return "settings: the same\n\n";
+  std::string out = "settings that differ:\n";
+  for (const auto& r : rows)
+    out += "  " + r[0] + std::string(width[0] - r[0].size() + 2, ' ') + r[1] + std::string(width[1] - r[1].size() + 2, ' ') + r[2] + "\n";
+  return out + "\n";
+}
+
+const json* training_of(const json& s) {
+  return s.contains("training") && s["training"].is_object() ? &s["training"] : nullptr;
 }
 
 std::string workload_name(const json& s) {
@@ -124,6 +133,20 @@ std::string compare_summaries(const json& a, const std::string& a_name, const js
     out += format("%-22s %15.6f ms %15.6f ms %10s\n", label, va * 1e3, vb * 1e3, change(va, vb).c_str());
   };
   row("iteration time", a["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>());
+  // Throughput, efficiency and memory of generated jobs.
+  const json *ta = training_of(a), *tb = training_of(b);
+  if (ta && tb) {
+    auto figure = [&](const char* label, const char* key, double scale, const char* unit) {
+      const double va = ta->value(key, 0.0) * scale, vb = tb->value(key, 0.0) * scale;
+      out += format("%-22s %15.2f %-2s %15.2f %-2s %10s\n", label, va, unit, vb, unit, change(va, vb).c_str());
+    };
+    figure("tokens/s", "tokens_per_s", 1.0, "");
+    figure("TFLOP/s per GPU", "tflops_per_gpu", 1.0, "");
+    figure("MFU", "mfu", 100.0, "%");
+    figure("peak memory", "peak_memory_bytes", 1.0 / (1024.0 * 1024 * 1024), "GiB");
+  } else if (ta || tb) {
+    out += std::string("tokens/s, MFU, memory: only ") + (ta ? "A" : "B") + " is a generated job\n";
+  }
   const Means ma = means(a), mb = means(b);
   row("compute (rank mean)", ma.compute_s, mb.compute_s);
   row("exposed comm (mean)", ma.exposed_comm_s, mb.exposed_comm_s);
@@ -135,6 +158,8 @@ std::string compare_summaries(const json& a, const std::string& a_name, const js
 
   // Collectives present in both, by how much their time changed.
   const auto ca = collectives_of(a), cb = collectives_of(b);
+  if (ca.empty() != cb.empty())
+    out += std::string("\ncollectives: only ") + (ca.empty() ? "B" : "A") + " has any\n";
   struct Diff {
     CollectiveKey key;
     double ta, tb;

@@ -1,5 +1,7 @@
 #include "report/summary_report.hpp"
 
+#include "report/job_record.hpp"
+
 #include "core/collective_timing.hpp"
 #include "core/critical_path.hpp"
 #include "report/training_report.hpp"
@@ -58,6 +60,8 @@ nlohmann::ordered_json summary_json(const core::SimulationResult& r, bool with_w
     j["workload"]["settings"] = settings;
   }
   j["platform"] = {{"description", r.platform}, {"gpus", r.gpus}};
+  if (r.job)
+    j["job"] = job_record(*r.job);
   {
     const SlowdownCost cost = slowdown_cost(r);
     j["overlap_slowdown"] = {{"model", r.slowdown_model.empty() ? "none" : r.slowdown_model},

@@ -492,6 +492,7 @@ workload:
     (*j).erase("simulation");
     (*j).erase("collectives");  // mirrored ranks' own DP calls are not tabulated
     (*j)["workload"].erase("source");  // each run's job file sits in its own temporary folder
+    (*j).erase("job");  // the same, and the folding switch itself
   }
   // Equal up to rounding: a folded TP call is timed in closed form, the same sum its steps add up to.
   CHECK(folded["iteration_time_ns"] == every["iteration_time_ns"]);

@@ -459,6 +459,34 @@ TEST_CASE("steps: two collectives sharing a NIC at the same time each take longe
   CHECK(end_of(rails, 1) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
 }
 
+TEST_CASE("summary.json records the job as it ran: figures, overrides, the environment that mattered, the version") {
+  TempDir dir;
+  REQUIRE(run_cli("run examples/default/job.yaml -q --set platform.nic_bw=100Gbps --out '" + (dir / "o") + "'",
+                  "NCCL_ALGO=ring NCCL_PROTO=LL128")
+              .code == 0);
+  const json job = json::parse(slurp(dir / "o/summary.json"))["job"];
+  CHECK(job["echo_des_version"] == run_cli("--version").out.substr(std::string("echo-des ").size(), job["echo_des_version"].get<std::string>().size()));
+  CHECK(job["file"] == "examples/default/job.yaml");
+  CHECK(job["overrides"] == json::array({"platform.nic_bw=100Gbps"}));
+  CHECK(job["environment"] == json({{"NCCL_ALGO", "ring"}, {"NCCL_PROTO", "LL128"}}));
+  CHECK(job["communication"]["algo"] == "ring");
+  CHECK(job["communication"]["algo_from"] == "NCCL_ALGO in the environment");
+  CHECK(job["communication"]["fidelity"] == "steps");
+  CHECK(job["communication"]["nccl_version"] == "2.29");
+  // The preset's figures made explicit, the override among them, the fitted ones too.
+  CHECK(job["platform"]["preset"] == "dgx-a100");
+  CHECK(job["platform"]["nic_bw"] == "100Gbps");
+  CHECK(job["platform"]["nvlink_bw"] == "240GBps");
+  CHECK(job["platform"]["nccl.efficiency.net"] == "0.96");
+  CHECK(job["workload"]["format"] == "trace");
+  CHECK(job["slowdown"]["model"] == "none");
+  // A job file's own list is not the environment's, even with the variable set.
+  REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (dir / "p") + "'", "NCCL_PROTO=LL").code == 0);
+  const json own = json::parse(slurp(dir / "p/summary.json"))["job"];
+  CHECK(own["environment"].empty());
+  CHECK(own["communication"]["proto"] == "simple");
+}
+
 TEST_CASE("compare: two runs side by side, the collectives that changed, and what is not a summary") {
   TempDir dir;
   REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (dir / "a") + "'").code == 0);
@@ -466,14 +494,46 @@ TEST_CASE("compare: two runs side by side, the collectives that changed, and wha
   const auto r = run_cli("compare '" + (dir / "a") + "' '" + (dir / "b") + "/summary.json'");
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(r.out.rfind("                                        A                  B     change\niteration time                2.128000 ms", 0) == 0);
-  CHECK(r.out.find("dp.0         all_reduce") != std::string::npos);
-  CHECK(r.out.find("Ring/Simple/5    ->") != std::string::npos);
-  CHECK(r.out.find("Ring/LL/") != std::string::npos);
-  CHECK(r.out.find("different workloads") == std::string::npos);
+  // Golden: the settings that differ (with where each came from), the figures, the collectives.
+  std::string shown = r.out;
+  for (std::size_t at; (at = shown.find(dir.path().string())) != std::string::npos;)
+    shown.replace(at, dir.path().string().size(), "DIR");
+  CHECK(shown == R"(settings that differ:
+  job.communication.proto       simple                                                 LL
+  job.communication.proto_from  examples/eight_ranks/job.yaml:5 (communication.proto)  --set communication.proto=LL
+  job.overrides                 -                                                      communication.proto=LL
+
+                                        A                  B     change
+iteration time                2.128000 ms        3.513200 ms     +65.1%
+compute (rank mean)           1.100000 ms        1.100000 ms      +0.0%
+exposed comm (mean)           1.028000 ms        2.413200 ms    +134.7%
+idle (rank mean)              0.000000 ms        0.000000 ms      +0.0%
+
+A: DIR/a
+   eight-ranks-ddp on examples/platforms/one_node_8gpu.xml
+B: DIR/b/summary.json
+   eight-ranks-ddp on examples/platforms/one_node_8gpu.xml
+
+largest collective differences (summed over their calls):
+  dp.0         all_reduce           40000000 B      1.428000 ms Ring/Simple/5    ->     2.813200 ms Ring/LL/5            +97.0%
+)");
+  // The environment that decided something is a setting too.
+  REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (dir / "plain") + "'").code == 0);
+  REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (dir / "env") + "'", "NCCL_ALGO=tree").code == 0);
+  const auto with_env = run_cli("compare '" + (dir / "plain") + "' '" + (dir / "env") + "'");
+  CHECK(with_env.out.find("job.environment.NCCL_ALGO") != std::string::npos);
+  CHECK(with_env.out.find("job.communication.algo_from") != std::string::npos);
 
   REQUIRE(run_cli("run examples/two_ranks/job.yaml -q --out '" + (dir / "c") + "'").code == 0);
   CHECK(run_cli("compare '" + (dir / "a") + "' '" + (dir / "c") + "'").out.find("different workloads") != std::string::npos);
+  // A section one side lacks is named, not dropped without a word.
+  nlohmann::json without = nlohmann::json::parse(slurp(dir / "a/summary.json"));
+  without.erase("collectives");
+  without.erase("job");
+  const std::string older = dir.file("older.json", without.dump());
+  const auto one_sided = run_cli("compare '" + older + "' '" + (dir / "b") + "'");
+  CHECK(one_sided.out.find("settings: only B's summary records them") != std::string::npos);
+  CHECK(one_sided.out.find("collectives: only B has any") != std::string::npos);
 
   const std::string not_summary = dir.file("other.json", "{\"hello\": 1}");
   const auto bad = run_cli("compare '" + (dir / "a") + "' '" + not_summary + "'");
