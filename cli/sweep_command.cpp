@@ -213,6 +213,12 @@ Action add_sweep_command(CLI::App& app) {
     sweep::write_sweep_report(html, records);
     write_text_atomically(out / "sweep.html", html.str());
     std::cout << ranked_table(records);
+    // A sweep with no simulated point has no answer: say so (the reasons are listed above, the
+    // records written) rather than end as a success with an empty chart.
+    if (std::none_of(records.begin(), records.end(), [](const sweep::SweepRecord& r) { return r.value("status", "") == "ok"; }))
+      throw UserError(opts->space, 0, "no point of the space could be simulated (" + std::to_string(records.size()) +
+                                          " points; their reasons are listed above and in " + (out / "results.csv").string() + ")",
+                      "widen the space, or change the job so that some layouts are valid and fit in memory");
     return 0;
   };
 }

@@ -1,11 +1,11 @@
 #include "report/html_report.hpp"
 
-#include "report/json_text.hpp"
-
 #include "core/critical_path.hpp"
+#include "core/trace_names.hpp"
+#include "report/job_record.hpp"
+#include "report/json_text.hpp"
 #include "report/timeline_slice.hpp"
 #include "report/training_report.hpp"
-#include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +23,28 @@ using workloads::TaskKind;
 
 // Microseconds rounded to the nanosecond, so the page is the same for the same run.
 double us(double seconds) { return std::round(seconds * 1e9) / 1e3; }
+
+// Which ranks the timeline shows (timeline_slice's choice, in words).
+std::string slice_description(const workloads::Workload& w) {
+  const auto has = [&](const char* slot) { return std::find(w.slots.begin(), w.slots.end(), slot) != w.slots.end(); };
+  if (!has("dp"))
+    return "the first ranks";
+  return has("pp") ? "one data-parallel replica, its ranks of every pipeline stage" : "one data-parallel replica";
+}
+
+// The run's recorded settings as [key, value] rows (what `compare` diffs).
+json settings(const core::SimulationResult& r) {
+  nlohmann::json summary = nlohmann::json::object();
+  if (r.job)
+    summary["job"] = job_record(*r.job);
+  if (r.training && !r.training->settings.empty())
+    for (const auto& [key, value] : r.training->settings)
+      summary["workload"]["settings"][key] = value;
+  json rows = json::array();
+  for (const auto& [key, value] : recorded_settings(summary))
+    rows.push_back({key, value});
+  return rows;
+}
 
 json breakdown_bars(const core::SimulationResult& r) {
   json bars = json::array();
@@ -127,12 +149,13 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 <div id="error" style="color:#b00"></div>
 <h1 id="title"></h1><div id="sub" class="muted"></div>
 <div class="big" id="headline"></div>
+<details id="settings"><summary>settings this run used (job, overrides, environment, defaults made explicit)</summary><table id="settingstable"></table></details>
 <h2>Where each rank's time goes</h2>
 <div class="key" id="key"></div>
-<svg id="bars" width="1200" height="220"></svg>
+<svg id="bars" width="1200" height="250"></svg>
 <h2>Timeline <span class="muted" id="tlnote"></span></h2>
-<div class="muted">Wheel to zoom, drag to pan. Blue: compute, red: communication, black underline: the critical path.</div>
-<canvas id="gantt" width="1200" height="300"></canvas><div id="tip"></div>
+<div id="tlbox"><div class="muted">Wheel to zoom, drag to pan. Blue: compute, red: communication, black underline: the critical path.</div>
+<canvas id="gantt" width="1200" height="300"></canvas></div><div id="tip"></div>
 <h2>Critical path: what the iteration's time is made of</h2><div id="kinds"></div><table id="critical"></table>
 <h2>Collectives that took longest</h2><table id="colls"></table>
 <script>
@@ -145,25 +168,40 @@ const fmt=v=>v>=1000?(v/1000).toFixed(3)+' ms':v.toFixed(3)+' us';
 const esc=t=>String(t).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
 document.getElementById('title').textContent=D.workload;
 document.getElementById('sub').textContent=D.platform+' - '+D.ranks+' ranks';
+document.getElementById('settingstable').innerHTML=D.settings.map(kv=>'<tr><td>'+esc(kv[0])+'</td><td>'+esc(kv[1])+'</td></tr>').join('');
 document.getElementById('headline').textContent='iteration time '+fmt(D.iteration_us)+(D.training?' - '+Math.round(D.training.tokens_per_s)+' tokens/s - '+D.training.tflops_per_gpu.toFixed(1)+' TFLOP/s per GPU - MFU '+(100*D.training.mfu).toFixed(1)+'% - peak memory '+(D.training.peak_memory_bytes/1073741824).toFixed(1)+' of '+(D.training.memory_capacity_bytes/1073741824).toFixed(1)+' GiB':'');
-// Stacked bars.
-const svg=document.getElementById('bars'),W=1200,H=200,n=D.bars.length,bw=Math.max(1,(W-60)/n);
-// Compute, the overlap slowdown, exposed communication per communicator slot (tp, dp, pp, ...),
-// then idle (the pipeline bubble when the job is pipelined).
-const slotColors=['#e15759','#f28e2b','#edc948','#b07aa1','#ff9da7','#9c755f','#76b7b2','#59a14f'];
-const parts=[['compute','#4e79a7'],['overlap slowdown','#17becf']].concat(D.slots.map((n,i)=>['exposed '+n+' communication',slotColors[i%slotColors.length]])).concat([[D.pipelined?'pipeline bubble':'idle','#bab0ac']]);
+// Stacked bars: compute, the overlap slowdown, exposed communication per communicator slot
+// (tp, dp, pp, ...), then idle (the pipeline bubble when the job is pipelined). A slot keeps its
+// colour in every report: by name, not by its place in this job's list.
+const slotColor={tp:'#e15759',dp:'#f28e2b',pp:'#edc948',cp:'#b07aa1',ep:'#ff9da7',edp:'#9c755f',embd:'#76b7b2'};
+const spare=['#59a14f','#8cd17d','#d4a6c8','#86bcb6','#e49444','#d37295'];
+const colorOf=n=>slotColor[n]||spare[[...n].reduce((h,c)=>(h*31+c.charCodeAt(0))>>>0,0)%spare.length];
+const parts=[['compute','#4e79a7'],['overlap slowdown','#17becf']].concat(D.slots.map(n=>['exposed '+n+' communication',colorOf(n)])).concat([[D.pipelined?'pipeline bubble':'idle','#bab0ac']]);
 document.getElementById('key').innerHTML=parts.map(p=>'<span style="background:'+p[1]+'"></span>'+esc(p[0])).join('');
+const svg=document.getElementById('bars'),left0=84,W=1200,top0=8,H=200,n=D.bars.length,bw=Math.max(0.5,(W-left0-10)/n);
 const values=b=>[b[1],b[4]].concat(b[2]).concat([b[3]]);
-const maxT=Math.max(...D.bars.map(b=>values(b).reduce((a,c)=>a+c,0)),1e-9);
+const tallest=Math.max(...D.bars.map(b=>values(b).reduce((a,c)=>a+c,0)),1e-9);
+// y axis: round ticks (1, 2 or 5 times a power of ten) up to the tallest bar.
+const raw=tallest/4,mag=Math.pow(10,Math.floor(Math.log10(raw))),step=[1,2,5,10].map(m=>m*mag).find(v=>v>=raw);
+const ticks=Math.ceil(tallest/step-1e-9),maxT=ticks*step;
+const tickFmt=v=>v>=1e6?+(v/1e6).toPrecision(4)+' s':v>=1000?+(v/1000).toPrecision(4)+' ms':+v.toPrecision(4)+' us';
 let s='';
-D.bars.forEach((b,i)=>{let y=H;values(b).forEach((v,j)=>{const h=v/maxT*(H-10);y-=h;if(h<=0)return;
-s+='<rect x="'+(50+i*bw)+'" y="'+y+'" width="'+Math.max(bw-1,1)+'" height="'+h+'" fill="'+parts[j][1]+'"><title>rank '+esc(b[0])+', '+esc(parts[j][0])+': '+fmt(v)+'</title></rect>';});});
-s+='<text x="0" y="12" font-size="11">'+fmt(maxT)+'</text><text x="0" y="'+H+'" font-size="11">0</text>';
+for(let k=0;k<=ticks;k++){const v=step*k,y=top0+H-v/maxT*H;
+s+='<line class="ytick" x1="'+(left0-4)+'" x2="'+W+'" y1="'+y+'" y2="'+y+'" stroke="'+(k?'#eee':'#999')+'"/><text x="'+(left0-6)+'" y="'+(y+4)+'" font-size="11" text-anchor="end">'+tickFmt(v)+'</text>';}
+D.bars.forEach((b,i)=>{let y=top0+H;values(b).forEach((v,j)=>{const h=v/maxT*H;y-=h;if(h<=0)return;
+s+='<rect x="'+(left0+i*bw)+'" y="'+y+'" width="'+Math.max(bw-(bw>2?1:0),0.5)+'" height="'+h+'" fill="'+parts[j][1]+'"><title>rank '+esc(b[0])+', '+esc(parts[j][0])+': '+fmt(v)+'</title></rect>';});});
+// x axis: a rank label every few bars, at most about 16.
+const every=Math.max(1,Math.ceil(n/16));
+for(let i=0;i<n;i+=every){const x=left0+(i+0.5)*bw;
+s+='<line x1="'+x+'" x2="'+x+'" y1="'+(top0+H)+'" y2="'+(top0+H+4)+'" stroke="#999"/><text class="xtick" x="'+x+'" y="'+(top0+H+16)+'" font-size="11" text-anchor="middle">'+esc(D.bars[i][0])+'</text>';}
+s+='<text class="axis" x="'+(left0+(W-left0)/2)+'" y="'+(top0+H+34)+'" font-size="12" text-anchor="middle">'+(D.bars.length&&String(D.bars[0][0]).includes('-')?'ranks (each bar the mean of a group)':'rank')+'</text>';
+s+='<text class="axis" x="12" y="'+(top0+H/2)+'" font-size="12" text-anchor="middle" transform="rotate(-90 12 '+(top0+H/2)+')">time</text>';
 svg.innerHTML=s;
 // Gantt.
 const T=D.timeline,cv=document.getElementById('gantt'),ctx=cv.getContext('2d'),rowH=18,left=150;
 cv.height=Math.max(60,T.rows.length*rowH+20);
-document.getElementById('tlnote').textContent=T.items.length?'('+T.rows.length+' streams: '+D.slice+(T.truncated?', truncated':'')+')':'(not recorded: the job has output.timeline: false)';
+document.getElementById('tlnote').textContent=D.recorded?'('+T.rows.length+' streams: '+D.slice+(T.truncated?', truncated':'')+')':'(not recorded: the job has output.timeline: false; set it to true to see the timeline and the critical path)';
+if(!D.recorded)document.getElementById('tlbox').style.display='none';
 let t0=0,t1=Math.max(D.iteration_us,1e-3);
 const crit=D.critical.path;
 function draw(){ctx.clearRect(0,0,cv.width,cv.height);const sc=(cv.width-left)/(t1-t0);
@@ -193,7 +231,7 @@ const total=D.iteration_us;
 let h='<tr><th>task</th><th>kind</th><th class="num">time on the path</th><th class="num">share</th></tr>';
 for(const c of D.critical.top)h+='<tr><td>'+esc(c[0])+'</td><td>'+esc(c[1])+'</td><td class="num">'+fmt(c[2])+'</td><td class="num">'+(100*c[2]/total).toFixed(1)+'%</td></tr>';
 document.getElementById('kinds').textContent=D.critical.kinds.map(k=>k[0]+' '+(100*k[1]/total).toFixed(1)+'%').join(', ');
-document.getElementById('critical').innerHTML=D.critical.top.length?h:'<tr><td>run with --out to record the critical path</td></tr>';
+document.getElementById('critical').innerHTML=D.critical.top.length?h:'<tr><td>'+(D.recorded?'no critical path: nothing ran':'not recorded: the job has output.timeline: false')+'</td></tr>';
 h='<tr><th>communicator</th><th>op</th><th class="num">bytes</th><th class="num">calls</th><th class="num">summed time</th><th>algorithm/protocol/channels</th><th class="num">algbw GB/s</th></tr>';
 for(const c of D.collectives)h+='<tr><td>'+esc(c[0])+'</td><td>'+esc(c[1])+'</td><td class="num">'+c[2]+'</td><td class="num">'+c[3]+'</td><td class="num">'+fmt(c[4])+'</td><td>'+esc(c[5])+'</td><td class="num">'+c[6]+'</td></tr>';
 document.getElementById('colls').innerHTML=h;
@@ -213,9 +251,9 @@ void write_html_report(std::ostream& out, const core::SimulationResult& r, const
                {"bars", breakdown_bars(r)},
                {"pipelined", r.training && r.training->pp > 1},
                {"timeline", timeline(r, w)},
-               {"slice", std::find(w.slots.begin(), w.slots.end(), "dp") != w.slots.end()
-                             ? "one data-parallel replica, one rank per stage"
-                             : "the first ranks"},
+               {"slice", slice_description(w)},
+               {"recorded", !r.intervals.empty()},
+               {"settings", settings(r)},
                {"critical", critical(r)},
                {"collectives", collectives(r)}};
   if (const auto figures = training_figures(r))

@@ -648,6 +648,27 @@ TEST_CASE("report.html renders in a headless browser without script errors") {
   CHECK(dom.find("<canvas id=\"gantt\"") != std::string::npos);
   CHECK(dom.find("<rect") != std::string::npos);  // the stacked bars were drawn
   CHECK(dom.find("optimizer_adam") != std::string::npos);  // the critical path table
+  // Labelled axes: rank ticks under the bars, time ticks beside them, both axes titled.
+  CHECK(dom.find("class=\"xtick\"") != std::string::npos);
+  CHECK(dom.find("class=\"ytick\"") != std::string::npos);
+  CHECK(dom.find(">rank</text>") != std::string::npos);
+  CHECK(dom.find(">time</text>") != std::string::npos);
+  CHECK(dom.find(">150 ms</text>") != std::string::npos);  // round ticks up to the tallest bar (150.7 ms)
+  // The legend, with each communicator slot in its own colour whatever the job's slot order.
+  CHECK(dom.find("<span style=\"background:#e15759\"></span>exposed tp communication") != std::string::npos);
+  CHECK(dom.find("<span style=\"background:#f28e2b\"></span>exposed dp communication") != std::string::npos);
+  // The header lists the settings the run used.
+  CHECK(dom.find("<td>job.platform.nic_bw</td><td>200Gbps</td>") != std::string::npos);
+  CHECK(dom.find("one data-parallel replica)") != std::string::npos);  // no pipeline: no "stage"
+  // Without a recorded timeline the page says why and how to get one, and draws no empty chart.
+  REQUIRE(run_cli("run examples/default/job.yaml -q --set output.timeline=false --out '" + (dir / "n") + "'").code == 0);
+  REQUIRE(std::system(("timeout 120 " + chromium + flags + "--dump-dom 'file://" + (dir / "n/report.html") + "' > '" +
+                       (dir / "dom2.html") + "' 2>/dev/null").c_str()) == 0);
+  const std::string unrecorded = slurp(dir / "dom2.html");
+  CHECK(unrecorded.find("data-rendered=\"ok\"") != std::string::npos);
+  CHECK(unrecorded.find("not recorded: the job has output.timeline: false; set it to true") != std::string::npos);
+  CHECK(unrecorded.find("<div id=\"tlbox\" style=\"display: none;\">") != std::string::npos);
+  CHECK(unrecorded.find("run with --out") == std::string::npos);
   // Keep a screenshot of the page as a test artifact.
   const std::string shot = ECHO_BINARY_DIR "/test/report-screenshot.png";
   std::system(("timeout 120 " + chromium + flags + "--window-size=1300,1400 --screenshot='" + shot + "' " + url +

@@ -59,6 +59,15 @@ TEST_CASE("a sweep simulates every valid point and ranks them") {
   CHECK(circles == 6);
   CHECK(html.find("class=\"front\"") != std::string::npos);
   CHECK(html.find("<table id=\"front\">") != std::string::npos);
+  // Labelled axes with round ticks, and the points coloured by the first setting that varies
+  // among them (tp: 1 and 2 simulate, 5 does not divide the heads), with its legend.
+  CHECK(html.find("class=\"xtick\"") != std::string::npos);
+  CHECK(html.find("class=\"ytick\"") != std::string::npos);
+  CHECK(html.find(">peak memory per GPU (GiB)</text>") != std::string::npos);
+  CHECK(html.find(">tokens/s</text>") != std::string::npos);
+  CHECK(html.find("colour: <b>workload.parallel.tp</b><span style=\"background:#4e79a7\"></span>1<span style=\"background:#f28e2b\"></span>2</div>") !=
+        std::string::npos);
+  CHECK(html.find("fill=\"#f28e2b\"") != std::string::npos);  // a tp 2 point
   const std::string csv = slurp(dir.path() / "a" / "results.csv");
   CHECK(csv.rfind("index,workload.parallel.tp,workload.parallel.pp,status,iteration_time_s", 0) == 0);
 }
@@ -135,6 +144,38 @@ TEST_CASE("bad sweep spaces: a clear message and exit code 2") {
                          " --space " + dir.file("space.yaml", kSpace) + " " + out);
   CHECK(r.code == 2);
   CHECK(r.err.find("unknown key 'tracee'") != std::string::npos);
+}
+
+TEST_CASE("a sweep where no point can be simulated ends with exit code 2, its reasons and a page that says so") {
+  TempDir dir;
+  const std::string err = sweep(dir, "parallel.tp: [5, 7]\n", "-q --out " + dir.path().string() + "/none", 2);
+  CHECK(err.find("no point of the space could be simulated (2 points") != std::string::npos);
+  CHECK(err.find("how to fix: widen the space") != std::string::npos);
+  const auto r = run_cli("sweep " + dir.file("job.yaml", kJob) + " --space " + dir.file("space.yaml", "parallel.tp: [5, 7]\n") +
+                         " -q --out " + dir.path().string() + "/none2");
+  CHECK(r.out.find("2 x invalid: tp (N) does not divide heads (N)") != std::string::npos);  // the reasons, on stdout
+  const std::string html = slurp(dir.path() / "none2" / "sweep.html");
+  CHECK(html.find("No point of the space could be simulated") != std::string::npos);
+  CHECK(html.find("<svg") == std::string::npos);  // no empty chart
+}
+
+TEST_CASE("sweep.html renders in a headless browser with labelled axes") {
+  const std::string chromium = "/usr/bin/chromium";
+  if (!std::filesystem::exists(chromium)) {
+    MESSAGE("chromium is not installed: skipping the browser test (CI installs it)");
+    return;
+  }
+  TempDir dir;
+  sweep(dir, kSpace, "-q --out " + dir.path().string() + "/a");
+  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir='" + (dir.path() / "profile").string() + "' ";
+  REQUIRE(std::system(("timeout 120 " + chromium + flags + "--dump-dom 'file://" + (dir.path() / "a/sweep.html").string() + "' > '" +
+                       (dir.path() / "dom.html").string() + "' 2>/dev/null").c_str()) == 0);
+  const std::string dom = slurp(dir.path() / "dom.html");
+  CHECK(dom.find("<svg id=\"plot\"") != std::string::npos);
+  CHECK(dom.find("class=\"xtick\"") != std::string::npos);
+  CHECK(dom.find("class=\"ytick\"") != std::string::npos);
+  CHECK(dom.find("peak memory per GPU (GiB)") != std::string::npos);
+  CHECK(dom.find("id=\"key\"") != std::string::npos);
 }
 
 namespace {
