@@ -46,6 +46,8 @@ int run_import(ImportSubcommand& s) {
 
 Action add_import_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("import", "Turn traces of real runs into echo-des traces");
+  cmd->footer("Example:\n  echo-des import kineto rank0.json.gz rank1.json.gz -o trace.pb\n"
+              "  then run it: workload: {trace: trace.pb}  (or name the files in the job: workload: {kineto: [...]})");
   cmd->require_subcommand(1);
   auto subcommands = std::make_shared<std::vector<ImportSubcommand>>();
   const auto importers = workloads::ImporterRegistry::builtin().all();
@@ -63,7 +65,7 @@ Action add_import_command(CLI::App& app) {
       if (!o.list)
         option->expected(1);
     }
-    s.app->add_option("-o,--output", s.out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
+    s.app->add_option("-o,--out", s.out, "The trace to write (.pb binary, .pbtxt text; default trace.pb)");
   }
   CLI::App* ncu = cmd->add_subcommand("ncu", "Attach Nsight Compute metrics to a trace's kernels (for the xgboost slowdown model)");
   ncu->footer("Example:\n  ncu --set full -o prof python train.py && ncu --import prof.ncu-rep --csv > prof.csv\n"
@@ -73,7 +75,7 @@ Action add_import_command(CLI::App& app) {
   auto ncu_out = std::make_shared<std::string>();
   ncu->add_option("report", *report, "The report as `ncu --csv` exports it (details or raw page)")->required();
   ncu->add_option("--into", *into, "The trace whose kernels receive the metrics (.pb or .pbtxt)")->required();
-  ncu->add_option("-o,--output", *ncu_out, "Where to write the result (default: over --into)");
+  ncu->add_option("-o,--out", *ncu_out, "Where to write the result (default: over --into)");
   return [cmd, subcommands, ncu, report, into, ncu_out]() -> int {
     if (!cmd->parsed())
       return -1;

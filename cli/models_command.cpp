@@ -1,16 +1,42 @@
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "workloads/model_presets.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 namespace echo::cli {
 
 Action add_models_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("models", "List the model presets and their dimensions");
-  return [cmd]() -> int {
+  cmd->footer("Example:\n  echo-des models\n  then in a job: workload: {model: {name: llama3-8b}, training: ..., parallel: ...}");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  return [cmd, json]() -> int {
     if (!cmd->parsed())
       return -1;
+    if (*json) {
+      nlohmann::ordered_json all = nlohmann::ordered_json::array();
+      for (const workloads::ModelDims& m : workloads::model_presets())
+        all.push_back({{"name", m.name},
+                       {"layers", m.layers},
+                       {"hidden", m.hidden},
+                       {"heads", m.heads},
+                       {"kv_heads", m.kv_heads},
+                       {"ffn_hidden", m.ffn_hidden},
+                       {"activation", m.activation == workloads::Activation::swiglu ? "swiglu" : "gelu"},
+                       {"vocab", m.vocab},
+                       {"seq_len", m.seq_len},
+                       {"experts", m.experts},
+                       {"top_k", m.top_k},
+                       {"expert_ffn_hidden", m.expert_ffn_hidden},
+                       {"parameters", workloads::parameter_count(m)}});
+      std::cout << report::json_text(all, 2) << "\n";
+      return 0;
+    }
     std::printf("%-15s %7s %7s %6s %5s %7s %7s %8s %6s %8s %9s\n", "model", "layers", "hidden", "heads", "kv", "ffn", "act",
                 "vocab", "seq", "experts", "params");
     for (const workloads::ModelDims& m : workloads::model_presets()) {

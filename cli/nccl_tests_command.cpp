@@ -3,6 +3,7 @@
 #include "cli/nccl_tests_sizes.hpp"
 #include "cli/communication_options.hpp"
 #include "core/collective_benchmark.hpp"
+#include "report/json_text.hpp"
 #include "report/nccl_tests_report.hpp"
 #include "platforms/cluster_spec.hpp"
 
@@ -25,6 +26,7 @@ struct NcclTestsOptions {
   std::uint32_t root = 0;
   std::string algo, proto, fidelity = "steps", nccl_version;
   std::vector<std::string> figures;  // KEY=VALUE what-if overrides of a preset
+  bool json = false;
 };
 
 platforms::PlatformSource parse_platform(const std::string& text, const std::vector<std::string>& figures) {
@@ -79,6 +81,7 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
   cmd->add_option("--nccl-version", opts->nccl_version,
                   "NCCL release (" + collectives::known_nccl_versions() + "; default " + collectives::kNewestNccl.str() +
                       "): algorithms it does not have (NVLS before 2.17, NVLSTree before 2.18, PAT before 2.23) are not chosen");
+  cmd->add_flag("--json", opts->json, "Print the sweep as one JSON object (a row per size) instead of nccl-tests' table");
   cmd->add_option("--fidelity", opts->fidelity,
                   "analytic (closed form), steps (run the schedule; default) or a registered network model; flow equals steps for a call alone");
   return [cmd, opts, setup]() -> int {
@@ -112,7 +115,10 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
     }
     apply_nccl_environment(spec.communication);
     const auto rows = core::run_collective_benchmark(spec);
-    std::cout << report::nccl_tests_table(spec, rows, spec.platform.describe());
+    if (opts->json)
+      std::cout << report::json_text(report::nccl_tests_json(spec, rows, spec.platform.describe()), 2) << "\n";
+    else
+      std::cout << report::nccl_tests_table(spec, rows, spec.platform.describe());
     return 0;
   };
 }

@@ -3,6 +3,7 @@
 #include "platforms/cluster_spec.hpp"
 #include "platforms/platform_report.hpp"
 #include "platforms/platform_writer.hpp"
+#include "report/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -42,11 +43,8 @@ void add_preset_options(CLI::App* app, const std::shared_ptr<PresetOptions>& opt
   for (const auto& [key, help] : platforms::figures()) {
     if (key == "nodes")
       continue;
-    std::string flag = "--" + key;
-    for (char& c : flag)
-      if (c == '_')
-        c = '-';
-    app->add_option_function<std::string>(flag, [opts, key = key](const std::string& v) { opts->figures[key] = v; }, help);
+    // Spelled as the key is in a job and in --set: one spelling per figure everywhere.
+    app->add_option_function<std::string>("--" + key, [opts, key = key](const std::string& v) { opts->figures[key] = v; }, help);
   }
 }
 
@@ -84,14 +82,33 @@ void print_report(const platforms::PlatformReport& r) {
                 line.route.latency_s * 1e6, rate(line.route.bandwidth_Bps).c_str());
 }
 
+nlohmann::ordered_json report_json(const platforms::PlatformReport& r) {
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array(), routes = nlohmann::ordered_json::array();
+  for (const auto& n : r.nodes)
+    nodes.push_back({{"name", n.name},
+                     {"first_gpu", n.first_gpu},
+                     {"gpus", n.gpu_count},
+                     {"gpu", n.model},
+                     {"inside", std::string(platforms::to_string(n.intra))}});
+  for (const auto& line : r.routes)
+    routes.push_back({{"src", line.src},
+                      {"dst", line.dst},
+                      {"src_host", line.src_host},
+                      {"dst_host", line.dst_host},
+                      {"kind", std::string(platforms::to_string(line.route.kind))},
+                      {"latency_s", line.route.latency_s},
+                      {"bottleneck_Bps", line.route.bandwidth_Bps}});
+  return {{"platform", r.description}, {"gpus", r.gpus}, {"nodes", nodes}, {"routes", routes}};
+}
+
 Action add_generate(CLI::App* platform) {
   auto opts = std::make_shared<PresetOptions>();
   auto output = std::make_shared<std::string>();
   CLI::App* gen = platform->add_subcommand("generate", "Write the SimGrid platform XML of a preset cluster");
   gen->footer("Presets: " + preset_list() +
-              "\nExample:\n  echo-des platform generate --preset dgx-h100 --nodes 16 --nic-bw 200Gbps -o h100x16.xml");
+              "\nExample:\n  echo-des platform generate --preset dgx-h100 --nodes 16 --nic_bw 200Gbps -o h100x16.xml");
   add_preset_options(gen, opts, true);
-  gen->add_option("-o,--output", *output, "Output XML file (default: stdout)");
+  gen->add_option("-o,--out", *output, "Output XML file (default: stdout)");
   return [gen, opts, output]() -> int {
     if (!gen->parsed())
       return -1;
@@ -118,7 +135,9 @@ Action add_info(CLI::App* platform) {
   info->add_option("file", *file, "A SimGrid platform XML file (or give --preset and --nodes)");
   add_preset_options(info, opts, false);
   info->add_option("--route", *routes, "A GPU pair SRC,DST to show the route of (repeatable)");
-  return [info, opts, file, routes]() -> int {
+  auto json = std::make_shared<bool>(false);
+  info->add_flag("--json", *json, "Print JSON instead of text");
+  return [info, opts, file, routes, json]() -> int {
     if (!info->parsed())
       return -1;
     platforms::PlatformSource source;
@@ -138,6 +157,10 @@ Action add_info(CLI::App* platform) {
       pairs.emplace_back(a, b);
     }
     const platforms::PlatformReport report = platforms::inspect_platform(source, pairs);
+    if (*json) {
+      std::cout << report::json_text(report_json(report), 2) << "\n";
+      return 0;
+    }
     print_report(report);
     std::fprintf(stderr, "loaded in %.2f s\n", report.load_s);
     return 0;

@@ -32,7 +32,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
   run->footer("Example:\n  echo-des run examples/default/job.yaml --out out --set platform.nic_bw=100Gbps");
   run->add_option("job", opts->job, "Job file (YAML): platform, workload, communication (optional), output (optional)")->required();
   run->add_flag("--json", opts->json, "Print the summary as one JSON object on stdout");
-  run->add_option("--out", opts->out, "Write summary.json and timeline.json into this folder (overrides output.dir)");
+  run->add_option("-o,--out", opts->out, "Write summary.json, report.html and timeline.json into this folder (overrides output.dir)");
   run->add_option("--set", opts->overrides, "Override a job key, e.g. platform.nodes=4 or platform.nic_bw=100Gbps; a value in braces replaces a group: 'slowdown={model: none}'")
       ->take_all()
       ->allow_extra_args(false);

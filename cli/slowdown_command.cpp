@@ -105,6 +105,8 @@ std::string shuffled_summary(const std::vector<slowdown::KernelRow>& rows, const
 Action add_slowdown_command(CLI::App& app) {
   auto o = std::make_shared<SlowdownOptions>();
   CLI::App* cmd = app.add_subcommand("slowdown", "Train and evaluate the XGBoost model of compute slowdown under overlap");
+  cmd->footer("Example:\n  echo-des slowdown train --csv ../shared/data/slowdown/a100-overlap-train.csv -o slowdown.json\n"
+              "  then in a job: slowdown: {model: xgboost, file: slowdown.json}");
   cmd->require_subcommand(1);
   CLI::App* train = cmd->add_subcommand("train", "Train on measured kernels; print a k-fold cross-validation report");
   train->add_option("--csv", o->csv, "Kernel tables (columns as in ../shared/data/slowdown)")->required()->take_all();
@@ -122,7 +124,9 @@ Action add_slowdown_command(CLI::App& app) {
                     "model's mean and range (default 0)")
       ->check(CLI::Range(0, 1000));
   train->add_option("--constant", o->constant, "Factor of the constant baseline (default 0.02)");
+  train->footer("Example:\n  echo-des slowdown train --csv ../shared/data/slowdown/a100-overlap-train.csv -o slowdown.json");
   CLI::App* eval = cmd->add_subcommand("eval", "Score a model on measured kernels, next to the none and constant baselines");
+  eval->footer("Example:\n  echo-des slowdown eval --model slowdown.json --csv held-out-kernels.csv --json");
   eval->add_option("--model", o->model, "XGBoost JSON model")->required();
   eval->add_option("--csv", o->csv, "Kernel table")->required()->take_all();
   eval->add_option("--constant", o->constant, "Factor of the constant baseline (default 0.02)");
@@ -131,6 +135,7 @@ Action add_slowdown_command(CLI::App& app) {
                  "Also score the model per kernel name, the largest share of the summed error first (JSON: by_kernel)");
   CLI::App* make_table = cmd->add_subcommand(
       "table", "Make a training table from two Kineto traces of one program (with and without communication) and its ncu report");
+  make_table->footer("Example:\n  echo-des slowdown table --overlapped ddp.json.gz --isolated alone.json.gz --ncu prof.csv -o kernels.csv");
   add_slowdown_table_options(*make_table, o->table);
   return [cmd, train, eval, make_table, o]() -> int {
     if (!cmd->parsed())

@@ -31,7 +31,7 @@ struct SweepOptions {
   std::string job, space, out = "sweep";
   std::vector<std::string> overrides;  // --set: applied to the job before every point's own keys
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-  bool resume = false, quiet = false;
+  bool resume = false, quiet = false, json = false;
 };
 
 std::string number(const sweep::SweepRecord& r, const char* key, int decimals, double scale = 1) {
@@ -117,9 +117,10 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("--space", opts->space, "Space file (YAML): job keys and their values, lists or ranges")->required();
   sweep->add_option("-j,--jobs", opts->workers, "Points simulated at once, each in its own process (default: the cores)")
       ->check(CLI::Range(1u, 4096u));
-  sweep->add_option("--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
+  sweep->add_option("-o,--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
+  sweep->add_flag("--json", opts->json, "Print every point's record (results.json) on stdout instead of the ranked table");
   sweep->add_option("--set", opts->overrides,
                     "Override a job key for every point, e.g. platform.nic_bw=100Gbps (as `run --set`; a key the space "
                     "sweeps is refused)")
@@ -212,7 +213,10 @@ Action add_sweep_command(CLI::App& app) {
     std::ostringstream html;
     sweep::write_sweep_report(html, records);
     write_text_atomically(out / "sweep.html", html.str());
-    std::cout << ranked_table(records);
+    if (opts->json)
+      std::cout << all.dump(2) << "\n";
+    else
+      std::cout << ranked_table(records);
     // A sweep with no simulated point has no answer: say so (the reasons are listed above, the
     // records written) rather than end as a success with an empty chart.
     if (std::none_of(records.begin(), records.end(), [](const sweep::SweepRecord& r) { return r.value("status", "") == "ok"; }))

@@ -80,7 +80,7 @@ Action add_trace_command(CLI::App& app) {
               "  then run it: workload: {trace: traced/trace.pb}\n"
               "Bracket one iteration with torch.cuda.profiler.start() / stop() (cudaProfilerStart / Stop) to trace only it.\n"
               "Each traced process writes DIR/<host>.<pid>.trace.pb at exit; `echo-des import tracer DIR` merges them again.");
-  cmd->add_option("-o,--output", *out, "Folder for the per-process files and the merged trace.pb")->required();
+  cmd->add_option("-o,--out", *out, "Folder for the per-process files and the merged trace.pb")->required();
   cmd->add_option("--max-records", *max_records, "Records each process keeps at most (default 8,000,000); the rest are counted as dropped");
   cmd->add_option("command", *command, "The command to run, after --")->required();
   return [cmd, out, command, max_records]() -> int {

@@ -106,4 +106,29 @@ std::string nccl_tests_table(const core::BenchmarkSpec& spec, const std::vector<
   return out;
 }
 
+nlohmann::ordered_json nccl_tests_json(const core::BenchmarkSpec& spec, const std::vector<core::BenchmarkRow>& rows,
+                                       const std::string& platform_description) {
+  const double factor = core::bus_bandwidth_factor(spec.op, spec.gpus);
+  nlohmann::ordered_json out = {{"op", perf_name(spec.op)},
+                                {"platform", platform_description},
+                                {"gpus", spec.gpus},
+                                {"datatype", spec.dtype.name},
+                                {"fidelity", spec.communication.fidelity},
+                                {"algo", spec.communication.algo},
+                                {"proto", spec.communication.proto},
+                                {"nccl_version", spec.communication.nccl_version.str()}};
+  nlohmann::ordered_json table = nlohmann::ordered_json::array();
+  for (const core::BenchmarkRow& row : rows) {
+    const double alg = core::algorithm_bandwidth(spec.op, row, spec.dtype.bytes, spec.gpus, row.time_us);
+    table.push_back({{"bytes", row.bytes},
+                     {"count", row.count},
+                     {"time_us", row.time_us},
+                     {"algbw_GBps", alg},
+                     {"busbw_GBps", alg * factor},
+                     {"algorithm", row.choice}});
+  }
+  out["rows"] = table;
+  return out;
+}
+
 } // namespace echo::report

@@ -305,7 +305,7 @@ ranks { first: 0 count: 8 template_name: "t" })");
 
 TEST_CASE("platform generate writes a platform that run accepts") {
   TempDir dir;
-  const auto r = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 200Gbps -o '" + (dir / "p.xml") + "'");
+  const auto r = run_cli("platform generate --preset h800 --nodes 2 --nic_bw 200Gbps -o '" + (dir / "p.xml") + "'");
   REQUIRE(r.code == 0);
   const std::string xml = slurp(dir / "p.xml");
   CHECK(xml.find("bandwidth=\"200Gbps\"") != std::string::npos);
@@ -315,7 +315,7 @@ templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective
 ranks { first: 0 count: 16 template_name: "t" })");
   const std::string job = dir.file("job.yaml", "platform: {file: p.xml}\nworkload: {trace: trace.pbtxt}\n");
   CHECK(run_json("'" + job + "'")["platform"]["gpus"] == 16);
-  const auto bad = run_cli("platform generate --preset h800 --nodes 2 --nic-bw 2furlongs");
+  const auto bad = run_cli("platform generate --preset h800 --nodes 2 --nic_bw 2furlongs");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("not a valid bandwidth") != std::string::npos);
 }
@@ -354,7 +354,7 @@ TEST_CASE("platform info shows the GPU index and routes as the engine sees them"
   REQUIRE(r.code == 0);
   CHECK(r.out.find("GPUs:     8 in 1 nodes") != std::string::npos);
   CHECK(r.out.find("0 -> 7 (gpu0 -> gpu7): nvlink, latency 1.000 us, bottleneck 100.0 GB/s") != std::string::npos);
-  const auto preset = run_cli("platform info --preset dgx-a100 --nodes 2 --nic-latency 2us");
+  const auto preset = run_cli("platform info --preset dgx-a100 --nodes 2 --nic_latency 2us");
   REQUIRE(preset.code == 0);
   CHECK(preset.out.find("0 -> 8 (node0-gpu0 -> node1-gpu0): network, latency 4.130 us, bottleneck 25.0 GB/s") != std::string::npos);
   CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0,9").err.find("GPUs are numbered 0 to 7") !=
