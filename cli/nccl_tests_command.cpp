@@ -50,7 +50,12 @@ platforms::PlatformSource parse_platform(const std::string& text, const std::vec
     const auto eq = figure.find('=');
     if (eq == std::string::npos)
       throw UserError("--set " + figure, 0, "an override must look like key=value", "e.g. --set nic_bw=400Gbps");
-    platforms::override_figure(spec, figure.substr(0, eq), figure.substr(eq + 1), "--set " + figure);
+    // `platform.nic_bw=...` as `run --set` spells it, or the bare figure: nccl-tests has nothing
+    // but a platform to set.
+    std::string key = figure.substr(0, eq);
+    if (key.rfind("platform.", 0) == 0)
+      key = key.substr(std::string("platform.").size());
+    platforms::override_figure(spec, key, figure.substr(eq + 1), "--set " + figure);
   }
   platforms::validate(spec, "--platform " + text);
   source.spec = spec;
@@ -77,7 +82,7 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
                   "$NCCL_ALGO, else all)");
   cmd->add_option("--proto", opts->proto,
                   "Allowed protocols, NCCL_PROTO syntax: LL,LL128,Simple | ^LL128 (default: $NCCL_PROTO, else all)");
-  cmd->add_option("--set", opts->figures, "Change a preset's figure, KEY=VALUE (see `platform generate --help`); repeatable");
+  cmd->add_option("--set", opts->figures, "Change a preset's figure, platform.KEY=VALUE as `run --set` takes it (or KEY=VALUE; see `platform generate --help`); repeatable");
   cmd->add_option("--nccl-version", opts->nccl_version,
                   "NCCL release (" + collectives::known_nccl_versions() + "; default " + collectives::kNewestNccl.str() +
                       "): algorithms it does not have (NVLS before 2.17, NVLSTree before 2.18, PAT before 2.23) are not chosen");

@@ -76,6 +76,11 @@ TEST_CASE("a platform figure is spelled as its job key on every command") {
   CHECK(slurp(dir / "p.xml").find("bandwidth=\"100Gbps\"") != std::string::npos);
   CHECK(run_cli("platform generate --preset dgx-a100 --nodes 2 --gpus_per_node 4 --nics_per_node 4").code == 0);
   CHECK(run_cli("platform generate --preset dgx-a100 --nodes 2 --nic-bw 100Gbps").code != 0);
+  // nccl-tests --set takes the job's key as `run --set` does (and the bare figure).
+  const std::string args = "nccl-tests --platform preset:dgx-a100:2 --gpus 16 -b 64M -e 64M ";
+  const std::string keyed = run_cli(args + "--set platform.nic_bw=100Gbps").out, bare = run_cli(args + "--set nic_bw=100Gbps").out;
+  CHECK(keyed == bare);
+  CHECK(keyed != run_cli(args).out);
 }
 
 TEST_CASE("every subcommand's --help shows an example of itself") {
