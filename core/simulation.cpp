@@ -9,6 +9,7 @@
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
+#include "core/latency_floor.hpp"
 #include "core/rank_folding.hpp"
 #include "workloads/importers/importer.hpp"
 
@@ -229,6 +230,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.measured_iteration_ns = w.measured_iteration_ns;
   result.notes = w.notes;
   result.job = impl_->job;
+  if (auto note = latency_floor_note(impl_->platform, *impl_->cluster))
+    result.run_notes.push_back(*note);
   if (n_ranks < result.gpus)  // rank r runs on GPU r: the platform's last GPUs take no part
     result.run_notes.push_back("the job has " + std::to_string(n_ranks) + " ranks on GPUs 0.." + std::to_string(n_ranks - 1) +
                            "; the platform's other " + std::to_string(result.gpus - n_ranks) + " GPUs are idle");

@@ -25,15 +25,24 @@ void number_zones(const sg4::NetZone* zone, std::map<const sg4::NetZone*, std::s
     number_zones(child, order);
 }
 
-LinkKind intra_kind_of(const sg4::NetZone* zone) {
-  const char* intra = zone->get_property("intra");
-  return (intra != nullptr && std::string_view(intra) == "pcie") ? LinkKind::pcie : LinkKind::nvlink;
+// A zone property that takes one of two words; absent: the first. Anything else is a mistake
+// (`intra="nvlnk"` would otherwise be read as NVLink without a word).
+bool second_word(const sg4::NetZone* zone, const char* property, const char* first, const char* second, const std::string& source) {
+  const char* value = zone->get_property(property);
+  if (value == nullptr || std::string_view(value) == first)
+    return false;
+  if (std::string_view(value) == second)
+    return true;
+  throw UserError(source, 0,
+                  "zone '" + zone->get_name() + "': property " + property + "=\"" + value + "\" is neither " + first + " nor " + second,
+                  std::string("write ") + property + "=\"" + first + "\" or \"" + second + "\" (or leave it out: " + first + ")");
 }
 
-bool has_nvswitch(const sg4::NetZone* zone) {
-  const char* value = zone->get_property("nvswitch");
-  return value != nullptr && std::string_view(value) == "yes";
+LinkKind intra_kind_of(const sg4::NetZone* zone, const std::string& source) {
+  return second_word(zone, "intra", "nvlink", "pcie", source) ? LinkKind::pcie : LinkKind::nvlink;
 }
+
+bool has_nvswitch(const sg4::NetZone* zone, const std::string& source) { return second_word(zone, "nvswitch", "no", "yes", source); }
 
 const sg4::Link* bottleneck(const std::vector<sg4::Link*>& links) {
   const sg4::Link* slowest = nullptr;
@@ -82,8 +91,8 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
     });
     Node node;
     const sg4::NetZone* zone = hosts.front()->get_englobing_zone();
-    node.intra = intra_kind_of(zone);
-    node.nvswitch = has_nvswitch(zone);
+    node.intra = intra_kind_of(zone, source_);
+    node.nvswitch = has_nvswitch(zone, source_);
     if (key.name.empty()) {
       node.name = zone->get_name();
       const auto parent = zone_order.find(zone->get_parent());  // the root zone has no parent we know

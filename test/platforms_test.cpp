@@ -331,6 +331,21 @@ TEST_CASE("platform files that are wrong") {
                                      "\"/>\n</zone></platform>\n");
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains("long.xml:5: not a valid SimGrid platform: cannot parse number"));
   CHECK_THROWS_WITH(inspect(source, {}), doctest::Contains(" characters)"));  // cut short, not 300,000 x
+  // A node zone's link kind or NVSwitch written wrong is named, not read as the default.
+  for (const auto& [property, value, message] :
+       {std::tuple{"intra", "nvlnk", "zone 'box': property intra=\"nvlnk\" is neither nvlink nor pcie"},
+        std::tuple{"nvswitch", "true", "zone 'box': property nvswitch=\"true\" is neither no nor yes"}}) {
+    source.file = dir.file(std::string(property) + ".xml", std::string(R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="box" routing="Full">
+    <prop id=")") + property + "\" value=\"" + value + R"("/>
+    <host id="gpu0" speed="1f"><prop id="gpu" value="A100"/></host>
+  </zone>
+</platform>
+)");
+    CHECK_THROWS_WITH_AS(inspect(source, {}), doctest::Contains(message), UserError);
+  }
 }
 
 TEST_CASE("platform files SimGrid would abort on are refused first, with the element named") {

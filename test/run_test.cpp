@@ -287,6 +287,26 @@ TEST_CASE("help: every command says what it does, with an example") {
   CHECK(run_cli("run").code == 2);
 }
 
+TEST_CASE("a NIC or switch latency below what the collective model can feel says so") {
+  // Below NCCL's smallest per-hop network latency the route's own latency is never used.
+  const json low = run_json("examples/default/job.yaml --set platform.nic_latency=100ns");
+  REQUIRE(low.contains("notes"));
+  CHECK(low["notes"][0].get<std::string>().rfind("nic_latency 100ns: the route between nodes takes 0.33 us one way, below NCCL's "
+                                                 "smallest per-hop network latency (2.7 us)", 0) == 0);
+  CHECK(low["iteration_time_ns"] == run_json("examples/default/job.yaml")["iteration_time_ns"]);
+  for (const json& note : run_json("examples/two_ranks/job.yaml").value("notes", json::array()))  // a platform file: its own latencies
+    CHECK(note.get<std::string>().find("latency") == std::string::npos);
+  const json switch_low = run_json("examples/default/job.yaml --set platform.switch_latency=50ns");
+  CHECK(switch_low["notes"][0].get<std::string>().find("switch_latency 50ns: the route between nodes takes") == 0);
+  TempDir dir;
+  const std::string one_node = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1, nic_latency: 3us}\n"
+                                                    "workload: {trace: " ECHO_SOURCE_DIR "/examples/eight_ranks/trace.pbtxt}\n");
+  CHECK(run_json("'" + one_node + "'")["notes"][0] ==
+        "nic_latency 3us: the platform has one node, so no route crosses a NIC or a switch and the change moves nothing");
+  CHECK_FALSE(run_json("examples/default/job.yaml").contains("notes"));
+  CHECK_FALSE(run_json("examples/default/job.yaml --set platform.nic_latency=5us").contains("notes"));  // above the floor
+}
+
 TEST_CASE("a job on fewer ranks than the platform has GPUs says which GPUs sit idle") {
   TempDir dir;
   dir.file("trace.pbtxt", R"(
