@@ -10,6 +10,7 @@
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
 #include "core/latency_floor.hpp"
+#include "core/oversized_platform.hpp"
 #include "core/rank_folding.hpp"
 #include "workloads/importers/importer.hpp"
 
@@ -61,8 +62,9 @@ Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   }
   // A generated workload needs the platform first: its GPU count and GPU model.
   const workloads::TrainingJob& t = *job.training;
-  const std::uint32_t hint = t.parallel.dp > 0 ? t.parallel.tp * t.parallel.pp * t.parallel.cp * t.parallel.dp : 1u << 16;
-  impl_->engine = make_engine(hint);
+  const std::uint32_t ranks = t.parallel.dp > 0 ? t.parallel.tp * t.parallel.pp * t.parallel.cp * t.parallel.dp : 0;
+  refuse_oversized_platform(job.platform, ranks, job.job_file);  // dp 0: the platform's size is the job's
+  impl_->engine = make_engine(ranks > 0 ? ranks : 1u << 16);
   platforms::load_platform(*impl_->engine, job.platform);
   impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
   init(job.platform, generated_workload(t, *impl_->cluster, job.slowdown.model), job.communication, job.slowdown,
@@ -86,6 +88,7 @@ void Simulation::init(const platforms::PlatformSource& platform, workloads::Work
                                                    : slowdown::make_none();
   impl_->workload = std::move(workload);
   if (!impl_->engine) {
+    refuse_oversized_platform(platform, impl_->workload.rank_count(), impl_->job ? impl_->job->job_file : impl_->workload.source);
     impl_->engine = make_engine(impl_->workload.rank_count());
     platforms::load_platform(*impl_->engine, platform);
     impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, platform.describe());

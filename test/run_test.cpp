@@ -307,6 +307,21 @@ TEST_CASE("a NIC or switch latency below what the collective model can feel says
   CHECK_FALSE(run_json("examples/default/job.yaml --set platform.nic_latency=5us").contains("notes"));  // above the floor
 }
 
+TEST_CASE("a preset far larger than the job is refused before it is built, with the cost and the size that holds the job") {
+  const auto r = run_cli("run examples/default/job.yaml -q --set platform.nodes=100000");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("examples/default/job.yaml: the platform has 100000 nodes, but the job's 16 ranks use only the first 2") !=
+        std::string::npos);
+  CHECK(r.err.find("building the others would take at least 119 s and 5.6 GB") != std::string::npos);
+  CHECK(r.err.find("how to fix: set platform.nodes to 2") != std::string::npos);
+  // A generated job whose layout fixes its rank count: the same.
+  const auto g = run_cli("run examples/llama3_8b_zero3/job.yaml -q --set platform.nodes=5000");
+  CHECK(g.code == 2);
+  CHECK(g.err.find("the job's 16 ranks use only the first 2") != std::string::npos);
+  // Up to 1,250 nodes (built in well under a second) the idle GPUs are only named.
+  CHECK(run_cli("run examples/default/job.yaml -q --set platform.nodes=1250").code == 0);
+}
+
 TEST_CASE("a job on fewer ranks than the platform has GPUs says which GPUs sit idle") {
   TempDir dir;
   dir.file("trace.pbtxt", R"(
