@@ -189,7 +189,7 @@ let s='';
 for(let k=0;k<=ticks;k++){const v=step*k,y=top0+H-v/maxT*H;
 s+='<line class="ytick" x1="'+(left0-4)+'" x2="'+W+'" y1="'+y+'" y2="'+y+'" stroke="'+(k?'#eee':'#999')+'"/><text x="'+(left0-6)+'" y="'+(y+4)+'" font-size="11" text-anchor="end">'+tickFmt(v)+'</text>';}
 D.bars.forEach((b,i)=>{let y=top0+H;values(b).forEach((v,j)=>{const h=v/maxT*H;y-=h;if(h<=0)return;
-s+='<rect x="'+(left0+i*bw)+'" y="'+y+'" width="'+Math.max(bw-(bw>2?1:0),0.5)+'" height="'+h+'" fill="'+parts[j][1]+'"><title>rank '+esc(b[0])+', '+esc(parts[j][0])+': '+fmt(v)+'</title></rect>';});});
+s+='<rect x="'+(left0+i*bw)+'" y="'+y+'" width="'+Math.max(bw-(bw>4?1:0),0.5)+'" height="'+h+'" fill="'+parts[j][1]+'"><title>rank '+esc(b[0])+', '+esc(parts[j][0])+': '+fmt(v)+'</title></rect>';});});
 // x axis: a rank label every few bars, at most about 16.
 const every=Math.max(1,Math.ceil(n/16));
 for(let i=0;i<n;i+=every){const x=left0+(i+0.5)*bw;
