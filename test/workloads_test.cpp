@@ -227,6 +227,24 @@ TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
   write_echo_folder(cyclic, "bs2_seq8_pytorch_ddp", true);
   CHECK(test::user_error_of([&] { workloads::read_echo_tracer(cyclic / ""); }).find("the graph has a cycle") != std::string::npos);
   CHECK(test::user_error_of([&] { workloads::read_echo_tracer("/nonexistent/echo"); }).find("not a folder") != std::string::npos);
+
+  // Fuzz finding: fields of the wrong type were an internal error. Each is named.
+  const auto damaged = [](const std::string& node, const std::string& config = "") {
+    echo::test::TempDir d;
+    d.file("logs__config_tiny_bs2_seq8.json",
+           config.empty() ? R"({"model_settings": {"model": "tiny", "batch_size": 2, "sequence_length": 8}})" : config);
+    d.file("pytorch_graph_profiling__tiny__global_graph_profiling_bs2_seq8.json", "[" + node + "]");
+    d.file("pytorch_ops_profiling__tiny__global_ops_profiling_bs2_seq8.json", R"({"x": 0.5})");
+    return test::user_error_of([&] { workloads::read_echo_tracer(d / ""); });
+  };
+  CHECK(damaged(R"({"name": "linear", "op": "torch.addmm", "input_nodes": {"bucket_size": 1000}})")
+            .find("graph node 0 (\"linear\"): `input_nodes` is not a list of node names") != std::string::npos);
+  CHECK(damaged(R"({"name": 7, "op": "x"})").find("graph node 0 (7): `name` is not a string") != std::string::npos);
+  CHECK(damaged("3").find("graph node 0 (?): not an object") != std::string::npos);
+  CHECK(damaged(R"({"name": "x", "attrs": [1]})").find("`attrs` is not an object") != std::string::npos);
+  CHECK(damaged(R"({"name": "x", "op": "placeholder"})",
+                R"({"model_settings": {"model": 5, "batch_size": 2, "sequence_length": 8}})")
+            .find("an Echo tracer file has a field of the wrong type") != std::string::npos);
 }
 
 TEST_CASE("Echo tracer import of the tracer's own output tree, with AccumulateGrad ops outside the graph") {

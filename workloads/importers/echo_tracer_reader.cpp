@@ -121,9 +121,45 @@ trace::Category category_of(const std::string& op) {
   return trace::ELEMENTWISE;
 }
 
+
+// A graph node as the tracer writes it: an object whose name and op are strings, whose inputs are
+// a list of node names and whose attributes are an object. Checked before anything reads it.
+void check_node(const json& node, std::size_t i, const fs::path& file) {
+  const auto wrong = [&](const std::string& what) {
+    throw UserError(file.string(), 0, "graph node " + std::to_string(i) + " (" + (node.is_object() && node.contains("name") ? node["name"].dump() : "?") +
+                                          "): " + what,
+                    "give the Echo tracer's global graph as it wrote it");
+  };
+  if (!node.is_object())
+    wrong("not an object");
+  for (const char* key : {"name", "op"})
+    if (node.contains(key) && !node[key].is_string())
+      wrong(std::string("`") + key + "` is not a string");
+  for (const char* key : {"input_nodes", "output_nodes"})
+    if (node.contains(key) && (!node[key].is_array() || !std::all_of(node[key].begin(), node[key].end(), [](const json& n) { return n.is_string(); })))
+      wrong(std::string("`") + key + "` is not a list of node names");
+  if (node.contains("attrs") && !node["attrs"].is_object())
+    wrong("`attrs` is not an object");
+}
+
+trace::Trace read_files(const std::string& folder_name, const std::string& config_path);
+
 } // namespace
 
+// The checks above cover what the tracer writes; a field of another type that they do not name
+// is still the file's fault, and said so, never an internal error.
 trace::Trace read_echo_tracer(const std::string& folder_name, const std::string& config_path) {
+  try {
+    return read_files(folder_name, config_path);
+  } catch (const json::exception& e) {
+    throw UserError(folder_name, 0, std::string("an Echo tracer file has a field of the wrong type: ") + e.what(),
+                    "give the Echo tracer's files as it wrote them");
+  }
+}
+
+namespace {
+
+trace::Trace read_files(const std::string& folder_name, const std::string& config_path) {
   // What was given: a config log, the tracer's output tree, or one folder holding the files.
   fs::path folder(folder_name);
   fs::path config = config_path;
@@ -174,6 +210,9 @@ trace::Trace read_echo_tracer(const std::string& folder_name, const std::string&
   if (!graph.is_array() || !ops.is_object())
     throw UserError(graph_file.string(), 0, "not an Echo tracer graph (a list of nodes) with its ops profile (a map)",
                     "give the Echo tracer's global graph and ops profiling files");
+
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    check_node(graph[i], i, graph_file);
 
   // Nodes in an order that respects their inputs (Kahn's algorithm; file order among the ready).
   std::map<std::string, std::size_t> index;
@@ -305,5 +344,7 @@ trace::Trace read_echo_tracer(const std::string& folder_name, const std::string&
   ranks->set_template_name("rank");
   return t;
 }
+
+} // namespace
 
 } // namespace echo::workloads
