@@ -184,7 +184,7 @@ const tallest=Math.max(...D.bars.map(b=>values(b).reduce((a,c)=>a+c,0)),1e-9);
 // y axis: round ticks (1, 2 or 5 times a power of ten) up to the tallest bar.
 const raw=tallest/4,mag=Math.pow(10,Math.floor(Math.log10(raw))),step=[1,2,5,10].map(m=>m*mag).find(v=>v>=raw);
 const ticks=Math.ceil(tallest/step-1e-9),maxT=ticks*step;
-const tickFmt=v=>v>=1e6?+(v/1e6).toPrecision(4)+' s':v>=1000?+(v/1000).toPrecision(4)+' ms':+v.toPrecision(4)+' us';
+const tickFmt=v=>v===0?'0':v>=1e6?+(v/1e6).toPrecision(4)+' s':v>=1000?+(v/1000).toPrecision(4)+' ms':+v.toPrecision(4)+' us';
 let s='';
 for(let k=0;k<=ticks;k++){const v=step*k,y=top0+H-v/maxT*H;
 s+='<line class="ytick" x1="'+(left0-4)+'" x2="'+W+'" y1="'+y+'" y2="'+y+'" stroke="'+(k?'#eee':'#999')+'"/><text x="'+(left0-6)+'" y="'+(y+4)+'" font-size="11" text-anchor="end">'+tickFmt(v)+'</text>';}

@@ -288,23 +288,28 @@ TEST_CASE("help: every command says what it does, with an example") {
 }
 
 TEST_CASE("a NIC or switch latency below what the collective model can feel says so") {
+  // The default job writes into out/default: each run here writes into its own folder instead,
+  // as tests run side by side.
+  TempDir out;
+  int runs = 0;
+  const auto in_own_folder = [&] { return " --out '" + (out / std::to_string(runs++)) + "'"; };
   // Below NCCL's smallest per-hop network latency the route's own latency is never used.
-  const json low = run_json("examples/default/job.yaml --set platform.nic_latency=100ns");
+  const json low = run_json("examples/default/job.yaml --set platform.nic_latency=100ns" + in_own_folder());
   REQUIRE(low.contains("notes"));
   CHECK(low["notes"][0].get<std::string>().rfind("nic_latency 100ns: the route between nodes takes 0.33 us one way, below NCCL's "
                                                  "smallest per-hop network latency (2.7 us)", 0) == 0);
-  CHECK(low["iteration_time_ns"] == run_json("examples/default/job.yaml")["iteration_time_ns"]);
-  for (const json& note : run_json("examples/two_ranks/job.yaml").value("notes", json::array()))  // a platform file: its own latencies
+  CHECK(low["iteration_time_ns"] == run_json("examples/default/job.yaml" + in_own_folder())["iteration_time_ns"]);
+  for (const json& note : run_json("examples/two_ranks/job.yaml" + in_own_folder()).value("notes", json::array()))  // a platform file: its own latencies
     CHECK(note.get<std::string>().find("latency") == std::string::npos);
-  const json switch_low = run_json("examples/default/job.yaml --set platform.switch_latency=50ns");
+  const json switch_low = run_json("examples/default/job.yaml --set platform.switch_latency=50ns" + in_own_folder());
   CHECK(switch_low["notes"][0].get<std::string>().find("switch_latency 50ns: the route between nodes takes") == 0);
   TempDir dir;
   const std::string one_node = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1, nic_latency: 3us}\n"
                                                     "workload: {trace: " ECHO_SOURCE_DIR "/examples/eight_ranks/trace.pbtxt}\n");
   CHECK(run_json("'" + one_node + "'")["notes"][0] ==
         "nic_latency 3us: the platform has one node, so no route crosses a NIC or a switch and the change moves nothing");
-  CHECK_FALSE(run_json("examples/default/job.yaml").contains("notes"));
-  CHECK_FALSE(run_json("examples/default/job.yaml --set platform.nic_latency=5us").contains("notes"));  // above the floor
+  CHECK_FALSE(run_json("examples/default/job.yaml" + in_own_folder()).contains("notes"));
+  CHECK_FALSE(run_json("examples/default/job.yaml --set platform.nic_latency=5us" + in_own_folder()).contains("notes"));  // above the floor
 }
 
 TEST_CASE("a preset far larger than the job is refused before it is built, with the cost and the size that holds the job") {
@@ -319,7 +324,8 @@ TEST_CASE("a preset far larger than the job is refused before it is built, with 
   CHECK(g.code == 2);
   CHECK(g.err.find("the job's 16 ranks use only the first 2") != std::string::npos);
   // Up to 1,250 nodes (built in well under a second) the idle GPUs are only named.
-  CHECK(run_cli("run examples/default/job.yaml -q --set platform.nodes=1250").code == 0);
+  TempDir out;
+  CHECK(run_cli("run examples/default/job.yaml -q --set platform.nodes=1250 --out '" + (out / "big") + "'").code == 0);
 }
 
 TEST_CASE("a job on fewer ranks than the platform has GPUs says which GPUs sit idle") {
