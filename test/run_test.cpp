@@ -1,6 +1,7 @@
 // `echo-des run` end to end: exact times of the hand-computable examples, the JSON and timeline
 // outputs, determinism, and every bad input ending with a clear message and exit code 2.
 #include "support/cli_runner.hpp"
+#include "support/headless_browser.hpp"
 #include "support/temp_files.hpp"
 
 #include <doctest/doctest.h>
@@ -671,19 +672,15 @@ ranks { first: 0 count: 1 template_name: "t" })");
 }
 
 TEST_CASE("report.html renders in a headless browser without script errors") {
-  const std::string chromium = "/usr/bin/chromium";
-  if (!std::filesystem::exists(chromium)) {
+  if (!echo::test::have_browser()) {
     MESSAGE("chromium is not installed: skipping the browser test (CI installs it)");
     return;
   }
   TempDir dir;
   REQUIRE(run_cli("run examples/default/job.yaml -q --out '" + (dir / "o") + "'").code == 0);
-  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir='" + (dir / "profile") + "' ";
-  const std::string url = "'file://" + (dir / "o/report.html") + "'";
-  const int code = std::system(("timeout 120 " + chromium + flags + "--dump-dom " + url + " > '" + (dir / "dom.html") +
-                                "' 2>/dev/null").c_str());
-  REQUIRE(code == 0);
-  const std::string dom = slurp(dir / "dom.html");
+  const auto rendered = echo::test::rendered_dom(dir, dir / "o/report.html");
+  REQUIRE(rendered);
+  const std::string& dom = *rendered;
   CHECK(dom.find("data-rendered=\"ok\"") != std::string::npos);
   CHECK(dom.find("data-error") == std::string::npos);
   CHECK(dom.find("<canvas id=\"gantt\"") != std::string::npos);
@@ -703,17 +700,16 @@ TEST_CASE("report.html renders in a headless browser without script errors") {
   CHECK(dom.find("one data-parallel replica)") != std::string::npos);  // no pipeline: no "stage"
   // Without a recorded timeline the page says why and how to get one, and draws no empty chart.
   REQUIRE(run_cli("run examples/default/job.yaml -q --set output.timeline=false --out '" + (dir / "n") + "'").code == 0);
-  REQUIRE(std::system(("timeout 120 " + chromium + flags + "--dump-dom 'file://" + (dir / "n/report.html") + "' > '" +
-                       (dir / "dom2.html") + "' 2>/dev/null").c_str()) == 0);
-  const std::string unrecorded = slurp(dir / "dom2.html");
+  const auto unrecorded_dom = echo::test::rendered_dom(dir, dir / "n/report.html");
+  REQUIRE(unrecorded_dom);
+  const std::string& unrecorded = *unrecorded_dom;
   CHECK(unrecorded.find("data-rendered=\"ok\"") != std::string::npos);
   CHECK(unrecorded.find("not recorded: the job has output.timeline: false; set it to true") != std::string::npos);
   CHECK(unrecorded.find("<div id=\"tlbox\" style=\"display: none;\">") != std::string::npos);
   CHECK(unrecorded.find("run with --out") == std::string::npos);
   // Keep a screenshot of the page as a test artifact.
   const std::string shot = ECHO_BINARY_DIR "/test/report-screenshot.png";
-  std::system(("timeout 120 " + chromium + flags + "--window-size=1300,1400 --screenshot='" + shot + "' " + url +
-               " >/dev/null 2>&1").c_str());
+  echo::test::run_browser(dir, dir / "o/report.html", "--window-size=1300,1400 --screenshot='" + shot + "'");
   CHECK(std::filesystem::exists(shot));
 }
 

@@ -1,6 +1,7 @@
 // `echo-des sweep`: points from lists and ranges, results that do not depend on the number of
 // workers, resuming an interrupted sweep, and every bad space ending with exit code 2.
 #include "support/cli_runner.hpp"
+#include "support/headless_browser.hpp"
 #include "support/temp_files.hpp"
 
 #include <doctest/doctest.h>
@@ -160,17 +161,15 @@ TEST_CASE("a sweep where no point can be simulated ends with exit code 2, its re
 }
 
 TEST_CASE("sweep.html renders in a headless browser with labelled axes") {
-  const std::string chromium = "/usr/bin/chromium";
-  if (!std::filesystem::exists(chromium)) {
+  if (!echo::test::have_browser()) {
     MESSAGE("chromium is not installed: skipping the browser test (CI installs it)");
     return;
   }
   TempDir dir;
   sweep(dir, kSpace, "-q --out " + dir.path().string() + "/a");
-  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir='" + (dir.path() / "profile").string() + "' ";
-  REQUIRE(std::system(("timeout 120 " + chromium + flags + "--dump-dom 'file://" + (dir.path() / "a/sweep.html").string() + "' > '" +
-                       (dir.path() / "dom.html").string() + "' 2>/dev/null").c_str()) == 0);
-  const std::string dom = slurp(dir.path() / "dom.html");
+  const auto rendered = echo::test::rendered_dom(dir, (dir.path() / "a/sweep.html").string());
+  REQUIRE(rendered);
+  const std::string& dom = *rendered;
   CHECK(dom.find("<svg id=\"plot\"") != std::string::npos);
   CHECK(dom.find("class=\"xtick\"") != std::string::npos);
   CHECK(dom.find("class=\"ytick\"") != std::string::npos);
