@@ -171,9 +171,24 @@ std::vector<EtThreadDependency> thread_dependencies(const json& nodes) {
   return out;
 }
 
+ExecutionTrace read_trace_file(const std::string& path);
+
 } // namespace
 
+// The reader checks the fields it relies on; one of another type that it does not name is still
+// the file's fault, and said so, never an internal error.
 ExecutionTrace read_execution_trace(const std::string& path) {
+  try {
+    return read_trace_file(path);
+  } catch (const json::exception& e) {
+    throw UserError(path, 0, std::string("the PyTorch Execution Trace has a field of the wrong type: ") + e.what(),
+                    "give the ExecutionTraceObserver's JSON as PyTorch wrote it");
+  }
+}
+
+namespace {
+
+ExecutionTrace read_trace_file(const std::string& path) {
   json et;
   try {
     et = json::parse(read_maybe_gzipped(path));
@@ -207,5 +222,7 @@ ExecutionTrace read_execution_trace(const std::string& path) {
   out.across_threads = thread_dependencies(et["nodes"]);
   return out;
 }
+
+} // namespace
 
 } // namespace echo::workloads::kineto
