@@ -140,7 +140,7 @@ json read_summary(const std::string& path) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
     throw UserError(file.string(), 0, std::string("not JSON: ") + e.what(), "give a summary.json written by echo-des");
   }
   if (!j.is_object() || !j.contains("iteration_time_s") || !j["iteration_time_s"].is_number() || !j.contains("ranks") ||

@@ -292,6 +292,9 @@ TEST_CASE("a PyTorch Execution Trace linked with its Kineto trace gives the proc
         std::string::npos);
   CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("old.json", R"({"schema": "0.9", "nodes": []})"))
             .find("schema '0.9' is not read") != std::string::npos);
+  // Fuzz finding: a number past a double's range is not JSON nlohmann reads (out_of_range, not a parse error).
+  CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("huge.json", R"({"schema": "1.1.0", "nodes": [], "x": 8e99999})"))
+            .find("not JSON") != std::string::npos);
   // Fuzz finding: a schema or a node name that is not a string was an internal error.
   CHECK(error_of((dir / "r2.json") + " --pytorch_et " + dir.file("number.json", R"({"schema": 0, "nodes": [{"id": 0, "name": 7}]})"))
             .find("schema '0' is not read") != std::string::npos);

@@ -241,6 +241,7 @@ TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
             .find("graph node 0 (\"linear\"): `input_nodes` is not a list of node names") != std::string::npos);
   CHECK(damaged(R"({"name": 7, "op": "x"})").find("graph node 0 (7): `name` is not a string") != std::string::npos);
   CHECK(damaged("3").find("graph node 0 (?): not an object") != std::string::npos);
+  CHECK(damaged(R"({"name": "x", "size": 8e99999})").find("not JSON") != std::string::npos);  // past a double
   CHECK(damaged(R"({"name": "x", "attrs": [1]})").find("`attrs` is not an object") != std::string::npos);
   CHECK(damaged(R"({"name": "x", "op": "placeholder"})",
                 R"({"model_settings": {"model": 5, "batch_size": 2, "sequence_length": 8}})")

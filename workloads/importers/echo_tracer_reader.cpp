@@ -26,7 +26,7 @@ json read_json(const fs::path& path) {
     throw UserError(path.string(), 0, "cannot read the file", "check the Echo tracer output folder");
   try {
     return json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
     throw UserError(path.string(), 0, std::string("not JSON: ") + e.what(), "give the Echo tracer's own output files");
   }
 }

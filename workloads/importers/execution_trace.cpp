@@ -192,7 +192,7 @@ ExecutionTrace read_trace_file(const std::string& path) {
   json et;
   try {
     et = json::parse(read_maybe_gzipped(path));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double
     throw UserError(path, 0, std::string("not JSON: ") + e.what(), "give the JSON torch.profiler.ExecutionTraceObserver wrote");
   }
   if (!et.is_object() || !et.contains("nodes") || !et["nodes"].is_array())
