@@ -29,6 +29,7 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
   Schedule s(n);
   s.set_base_latency(p.costs.base_s);
   const std::uint64_t per_peer = p.call.bytes / n;  // B is the whole send buffer of one member
+  s.reserve(std::size_t{n} * (n - 1), std::size_t{n} * (n - 1));
   for (std::uint32_t k = 1; k < n; ++k)
     for (std::uint32_t m = 0; m < n; ++m) {
       const std::uint32_t peer = (m + k) % n;

@@ -40,6 +40,7 @@ Schedule PatAlgorithm::build(const PlannedCall& p) const {
   // n-1 slices per member in all, together taking B / bandwidth.
   const double per_slice = static_cast<double>(p.call.bytes) / ((n - 1.0) * p.costs.algorithm_Bps);
   const auto order = ring_order(p);  // one GPU per node: node order
+  s.reserve(slices.size() * n, 2 * slices.size() * n);
   for (std::uint32_t r = 0; r < slices.size(); ++r)
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint32_t from = order[i], to = order[(i + n - distance[r]) % n];

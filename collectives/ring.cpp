@@ -103,6 +103,7 @@ Schedule RingAlgorithm::build(const PlannedCall& p) const {
     const std::uint32_t reducing = p.call.op == Op::all_gather ? 0 : n - 1;
     const std::uint64_t slice = ceil_div(p.call.bytes, n);
     const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
+    s.reserve(std::size_t{rounds} * n, 2 * std::size_t{rounds - 1} * n);
     for (std::uint32_t k = 0; k < rounds; ++k)
       for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint32_t from = order[i], to = order[(i + 1) % n];
