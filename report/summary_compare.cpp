@@ -26,12 +26,19 @@ std::string format(const char* fmt, auto... args) {
   return buf;
 }
 
-// "+12.3%", or "" when there is nothing to compare against (under a nanosecond counts as none).
-std::string change(double a, double b) {
+// Relative change b / a - 1; null when there is nothing to compare against (under a nanosecond,
+// or a byte, counts as none).
+json relative(double a, double b) {
   constexpr double kNone = 1e-9;
   if (std::abs(a) < kNone)
-    return std::abs(b) < kNone ? "+0.0%" : "";
-  return format("%+.1f%%", 100.0 * (b - a) / a);
+    return std::abs(b) < kNone ? json(0.0) : json(nullptr);
+  return (b - a) / a;
+}
+
+// The same as text: "+12.3%", or "".
+std::string change(double a, double b) {
+  const json r = relative(a, b);
+  return r.is_null() ? "" : format("%+.1f%%", 100.0 * r.get<double>());
 }
 
 struct Means {
@@ -110,14 +117,6 @@ std::string settings_text(const SettingsDiff& d) {
 
 const json* training_of(const json& s) {
   return s.contains("training") && s["training"].is_object() ? &s["training"] : nullptr;
-}
-
-// Relative change b / a - 1; null when there is nothing to compare against.
-json relative(double a, double b) {
-  constexpr double kNone = 1e-9;
-  if (std::abs(a) < kNone)
-    return std::abs(b) < kNone ? json(0.0) : json(nullptr);
-  return (b - a) / a;
 }
 
 json pair(double a, double b) { return {{"a", a}, {"b", b}, {"change", relative(a, b)}}; }
