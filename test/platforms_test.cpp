@@ -146,20 +146,28 @@ TEST_CASE("several NICs per GPU are one link of their summed rate, and NIC count
   CHECK_THROWS_WITH_AS(platforms::validate(spec, "test"), doctest::Contains("do not divide each other"), UserError);
 }
 
+namespace {
+
+// The same preset twice: as the XML `platform generate` writes (into `dir`), and built in the engine.
+std::pair<platforms::PlatformSource, platforms::PlatformSource> xml_and_built(const test::TempDir& dir, const std::string& name,
+                                                                              const platforms::ClusterSpec& spec) {
+  platforms::PlatformSource from_xml, built;
+  from_xml.file = dir / (name + ".xml");
+  std::ofstream out(from_xml.file);
+  platforms::write_platform_xml(spec, out);
+  built.spec = spec;
+  return {from_xml, built};
+}
+
+} // namespace
+
 TEST_CASE("a preset built in the engine is the platform its XML describes, and nothing is written to disk") {
   test::TempDir dir;
   for (const char* name : {"dgx-h100", "aws-p5", "polaris"}) {
     INFO(name);
     auto spec = platforms::preset(name, 40);  // two pods
     platforms::override_figure(spec, "oversubscription", "2", "test");
-    const std::string xml = dir / (std::string(name) + ".xml");
-    {
-      std::ofstream out(xml);
-      platforms::write_platform_xml(spec, out);
-    }
-    platforms::PlatformSource from_xml, built;
-    from_xml.file = xml;
-    built.spec = spec;
+    const auto [from_xml, built] = xml_and_built(dir, name, spec);
     const std::vector<std::pair<int, int>> pairs = {{0, 1}, {0, 5}, {1, 12}, {3, 130}, {2, 150}, {150, 2}};
     const auto a = inspect(from_xml, pairs), b = inspect(built, pairs);
     CHECK(a["gpus"] == b["gpus"]);
@@ -189,14 +197,7 @@ TEST_CASE("in a generated pod, every pair of a node's GPUs meets over NVLink, ev
   for (const char* name : {"dgx-h100", "polaris"}) {
     INFO(name);
     auto spec = platforms::preset(name, 34);  // node 33 sits in a second pod
-    const std::string xml = dir / (std::string(name) + ".xml");
-    {
-      std::ofstream out(xml);
-      platforms::write_platform_xml(spec, out);
-    }
-    platforms::PlatformSource from_xml, built;
-    from_xml.file = xml;
-    built.spec = spec;
+    const auto [from_xml, built] = xml_and_built(dir, name, spec);
     for (const auto& source : {from_xml, built}) {
       const auto outcome = with_cluster(source, [&](const platforms::Cluster& cluster) {
         std::string wrong;
