@@ -70,8 +70,14 @@ def dgxc_rows():
         moe = r["arch"].startswith("MoE")
         model = {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "kv_heads": r["kv_groups"], "ffn_hidden": r["ffn"], "vocab": vocab, "seq_len": r["seq_len"],
                  "activation": "gelu" if r["model"].startswith("Nemotron") else "swiglu"}
+        training = {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": None,
+                    "framework": "nemo"}
         if moe:
             model["moe"] = "{experts: 8, top_k: 2}"
+            # grok1_314b.yaml: moe_expert_capacity_factor 1.0 with moe_pad_expert_input_to_capacity,
+            # so Megatron-Core's dispatcher knows every split size without asking the GPU (core 0.9,
+            # token_dispatcher.py: drop_and_pad sets no cuda_sync_point): no host wait per layer.
+            training["host"] = "{sync_moe_dispatch: false}"
         recompute = "selective" if r["recompute"].startswith("selective") else "full" if r["recompute"].startswith("full") else "none"
         parallel = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "dp": gpus // (tp * pp * cp), "sequence_parallel": "true" if tp > 1 else "false",
                     "zero": 1, "dp_overlap": "true"}
@@ -79,10 +85,8 @@ def dgxc_rows():
             parallel.update({"schedule": "interleaved-1f1b", "virtual_stages": vp, "p2p_overlap": "true"})
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
-        yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model,
-                        {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": recompute,
-                         "framework": "nemo"},
-                        parallel), step
+        training["recompute"] = recompute
+        yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model, training, parallel), step
 
 
 def foundry_rows():

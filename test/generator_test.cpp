@@ -311,6 +311,31 @@ TEST_CASE("a generated job has one template per stage and groups for every dimen
   CHECK(w.programs.size() == 2);
 }
 
+TEST_CASE("MoE with TP and SP: the EP AllToAll carries the rank's own tokens, the TP group gathers them") {
+  // Megatron-Core's all-to-all token dispatcher, per layer and micro-batch: four AllToAlls (two
+  // each way) of (tokens / tp) x top_k x hidden, and an AllGather and a ReduceScatter each way of
+  // tokens x top_k x hidden.
+  TrainingJob job = small_job(4, 1, 2);
+  job.model = *model_preset("mixtral-8x7b");
+  job.model.layers = 2;
+  job.model.seq_len = 2048;
+  job.training.global_batch = 2;
+  job.parallel.ep = 2;
+  job.parallel.sequence_parallel = true;
+  check_training_job(job, 8, *gpu_preset("h100"));
+  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+  const double routed_bytes = 2048.0 * job.model.top_k * job.model.hidden * 2;  // one micro-batch, bf16
+  std::map<std::string, std::vector<double>> bytes;  // by communicator slot and op
+  for (const auto& t : g.trace.templates(0).tasks())
+    if (t.has_collective() && t.name().find(".moe.") != std::string::npos)
+      bytes[t.collective().comm() + " " + trace::CollectiveOp_Name(t.collective().op())].push_back(t.collective().bytes());
+  const std::vector<double> own(4 * 2, routed_bytes / 4), all(2 * 2, routed_bytes);  // per layer, times 2 layers
+  CHECK(bytes["ep ALL_TO_ALL"] == own);
+  CHECK(bytes["tp ALL_GATHER"] == all);
+  CHECK(bytes["tp REDUCE_SCATTER"] == all);
+  CHECK(bytes.size() == 3);  // no gather of the layer's input nor reduction of its output besides
+}
+
 TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
   // How many of a stage's sends some computation waits for, and how many sends there are.
   auto held = [](bool overlap, int stage = 0) {

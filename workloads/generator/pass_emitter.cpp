@@ -125,10 +125,10 @@ void PassEmitter::row_parallel_backward(const std::string& name, double in, doub
     bias_grad(name, out);
 }
 
-void PassEmitter::expert_all_to_all(const std::string& name) {
+void PassEmitter::expert_all_to_all(const std::string& name, double routed_tokens) {
   if (s_.job->parallel.ep <= 1)
     return;
-  const double bytes = s_.tokens * s_.job->model.top_k * s_.hidden * s_.element_bytes;
+  const double bytes = routed_tokens * s_.hidden * s_.element_bytes;
   wait_for(b_.collective(streams::ep, name, trace::ALL_TO_ALL, "ep", bytes, {last_kernel_}));
 }
 
@@ -217,22 +217,47 @@ void PassEmitter::attention_backward(const std::string& prefix) {
 }
 
 void PassEmitter::mlp_forward(const std::string& p) {
+  if (s_.moe)
+    return moe_forward(p);
   const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
-  if (!s_.moe) {
-    fp8_cast(p + "mlp.up.input", t * h);
-    gemm(p + "mlp.up", t, s_.ffn_local * (s_.swiglu ? 2 : 1), h);
-    memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
-    fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
-    gemm(p + "mlp.down", t, h, s_.ffn_local);
-    return;
-  }
-  const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
-  gemm(p + "moe.router", t, experts, h, 1, false);
-  const TaskId routed_map = memory(p + "moe.topk", trace::REDUCTION, t * experts * 4 * 3, "moe_routing");
+  tp_gather_input(p + "mlp.input");
+  fp8_cast(p + "mlp.up.input", t * h);
+  gemm(p + "mlp.up", t, s_.ffn_local * (s_.swiglu ? 2 : 1), h);
+  memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
+  fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
+  gemm(p + "mlp.down", t, h, s_.ffn_local);
+  tp_reduce_output(p + "mlp.down");
+}
+
+void PassEmitter::mlp_backward(const std::string& p) {
+  if (s_.moe)
+    return moe_backward(p);
+  const double t = s_.tokens, act_bytes = (s_.swiglu ? 4 : 3) * s_.element_bytes;
+  row_parallel_backward(p + "mlp.down", s_.ffn_local, s_.hidden);
+  memory(p + (s_.swiglu ? "mlp.swiglu.bwd" : "mlp.gelu.bwd"), trace::ELEMENTWISE, t * s_.ffn_local * act_bytes);
+  column_parallel_backward(p + "mlp.up", s_.hidden, s_.ffn_local * (s_.swiglu ? 2 : 1));
+}
+
+// Megatron-Core's all-to-all token dispatcher (core 0.9, transformer/moe/token_dispatcher.py): the
+// router and the permutation see the rank's own tokens (with sequence parallelism its 1/tp share),
+// the AllToAll over the EP group carries their top-k copies, and only the received tokens are
+// gathered across the TP group for the experts' TP shards (a ReduceScatter on the way back). The
+// EP exchange is tp times smaller than the gathered tokens; the TP one k times larger than a dense
+// layer's. Without sequence parallelism (Megatron refuses MoE with tp > 1 without it in training)
+// every TP rank routes all tokens and the expert outputs are all-reduced.
+double PassEmitter::moe_own_tokens() const { return s_.sequence_parallel ? s_.norm_tokens : s_.tokens; }
+
+void PassEmitter::moe_forward(const std::string& p) {
+  const double h = s_.hidden, e = s_.element_bytes, routed = s_.tokens * s_.job->model.top_k;
+  const double own = moe_own_tokens(), own_routed = own * s_.job->model.top_k;
+  gemm(p + "moe.router", own, s_.job->model.experts, h, 1, false);
+  const TaskId routed_map = memory(p + "moe.topk", trace::REDUCTION, own * s_.job->model.experts * 4 * 3, "moe_routing");
   if (s_.job->host.sync_moe_dispatch && s_.job->parallel.ep > 1)
     b_.host_waits_before_next_kernel(routed_map);  // the all-to-all's split sizes are read on the host
-  memory(p + "moe.permute", trace::MEMCPY, routed * h * e * 2, "moe_permute");
-  expert_all_to_all(p + "moe.dispatch.alltoall");
+  memory(p + "moe.permute", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
+  expert_all_to_all(p + "moe.dispatch.alltoall", own_routed);
+  if (s_.sequence_parallel)
+    wait_for(tp_collective(p + "moe.dispatch.allgather", trace::ALL_GATHER, routed * h * e));
   const double rows = routed / s_.experts_local;
   fp8_cast(p + "moe.expert.up.input", routed * h);
   gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.swiglu ? 2 : 1), h, s_.experts_local);
@@ -240,23 +265,22 @@ void PassEmitter::mlp_forward(const std::string& p) {
          routed * s_.expert_ffn_local * e * (s_.swiglu ? 3 : 2));
   fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
-  expert_all_to_all(p + "moe.combine.alltoall");
-  memory(p + "moe.unpermute", trace::MEMCPY, routed * h * e * 2, "moe_permute");
+  if (s_.sequence_parallel)
+    wait_for(tp_collective(p + "moe.combine.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
+  expert_all_to_all(p + "moe.combine.alltoall", own_routed);
+  memory(p + "moe.unpermute", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
+  if (!s_.sequence_parallel)
+    tp_reduce_output(p + "moe");
 }
 
-void PassEmitter::mlp_backward(const std::string& p) {
-  const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
+void PassEmitter::moe_backward(const std::string& p) {
+  const double h = s_.hidden, e = s_.element_bytes, routed = s_.tokens * s_.job->model.top_k;
+  const double own = moe_own_tokens(), own_routed = own * s_.job->model.top_k;
   const double act_bytes = (s_.swiglu ? 4 : 3) * e;
-  if (!s_.moe) {
-    row_parallel_backward(p + "mlp.down", s_.ffn_local, h);
-    memory(p + (s_.swiglu ? "mlp.swiglu.bwd" : "mlp.gelu.bwd"), trace::ELEMENTWISE, t * s_.ffn_local * act_bytes);
-    column_parallel_backward(p + "mlp.up", h, s_.ffn_local * (s_.swiglu ? 2 : 1));
-    return;
-  }
-  const double experts = s_.job->model.experts, k = s_.job->model.top_k, routed = t * k;
-  tp_gather_input(p + "moe.grad");
-  memory(p + "moe.unpermute.bwd", trace::MEMCPY, routed * h * e * 2, "moe_permute");
-  expert_all_to_all(p + "moe.combine.bwd.alltoall");
+  memory(p + "moe.unpermute.bwd", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
+  expert_all_to_all(p + "moe.combine.bwd.alltoall", own_routed);
+  if (s_.sequence_parallel)
+    wait_for(tp_collective(p + "moe.combine.bwd.allgather", trace::ALL_GATHER, routed * h * e));
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
   fp8_cast(p + "moe.expert.down.grad", routed * h);
   gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
@@ -266,13 +290,14 @@ void PassEmitter::mlp_backward(const std::string& p) {
   fp8_cast(p + "moe.expert.up.grad", routed * up);
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
-  expert_all_to_all(p + "moe.dispatch.bwd.alltoall");
-  memory(p + "moe.permute.bwd", trace::MEMCPY, routed * h * e * 2, "moe_permute");
-  gemm(p + "moe.router.dgrad", t, h, experts, 1, false);
-  gemm(p + "moe.router.wgrad", experts, h, t, 1, false);
-  if (s_.tp > 1)
-    wait_for(tp_collective(p + "moe.dgrad" + (s_.sequence_parallel ? ".reducescatter" : ".allreduce"),
-                           s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE, t * h * e));
+  if (s_.sequence_parallel)
+    wait_for(tp_collective(p + "moe.dispatch.bwd.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
+  expert_all_to_all(p + "moe.dispatch.bwd.alltoall", own_routed);
+  memory(p + "moe.permute.bwd", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
+  gemm(p + "moe.router.dgrad", own, h, s_.job->model.experts, 1, false);
+  gemm(p + "moe.router.wgrad", s_.job->model.experts, h, own, 1, false);
+  if (s_.tp > 1 && !s_.sequence_parallel)
+    wait_for(tp_collective(p + "moe.dgrad.allreduce", trace::ALL_REDUCE, s_.tokens * h * e));
 }
 
 void PassEmitter::layer_forward(const std::string& p) {
@@ -291,12 +316,7 @@ void PassEmitter::layer_forward(const std::string& p) {
   tp_reduce_output(p + "attention.out");
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
   memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
-  tp_gather_input(p + "mlp.input");
   mlp_forward(p);
-  if (!s_.moe)
-    tp_reduce_output(p + "mlp.down");
-  else
-    tp_reduce_output(p + "moe");
   memory(p + "dropout_add2", trace::ELEMENTWISE, x * h * (3 * e + 1));
 }
 

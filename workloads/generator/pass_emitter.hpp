@@ -91,7 +91,7 @@ private:
   };
   void norm_backward(const std::string& name);
   void accumulate_gradients(const std::string& prefix);
-  void expert_all_to_all(const std::string& name);
+  void expert_all_to_all(const std::string& name, double routed_tokens);
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
   void attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes);
@@ -100,8 +100,11 @@ private:
   void attention_backward(const std::string& prefix);
   void layer_forward(const std::string& prefix);
   void layer_backward(const std::string& prefix);
-  void mlp_forward(const std::string& prefix);
+  void mlp_forward(const std::string& prefix);  // with its SP gather and TP reduction
   void mlp_backward(const std::string& prefix);
+  double moe_own_tokens() const;                 // tokens this rank routes
+  void moe_forward(const std::string& prefix);
+  void moe_backward(const std::string& prefix);
   void embedding_forward();
   void head_forward();
   void head_backward();
