@@ -19,6 +19,7 @@ struct RunOptions {
   bool quiet = false;
   bool force = false;
   bool no_folding = false;
+  std::string fold = "exact";
   std::string out;
   std::vector<std::string> overrides;
   std::vector<std::string> simgrid_options;
@@ -37,9 +38,15 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
       ->take_all()
       ->allow_extra_args(false);
   run->add_flag("--force", opts->force, "Write into an --out folder even if it holds other files");
+  run->add_option("--fold", opts->fold,
+                  "Which interchangeable ranks run once: exact (default: TP siblings, where the results cannot change), "
+                  "none (every rank), all (data- and expert-parallel replicas too, contention between them left out: "
+                  "the sweep's default)")
+      ->check(CLI::IsMember({"none", "exact", "all"}));
   run->add_flag("--no-folding", opts->no_folding,
                 "Simulate every rank, also interchangeable TP siblings that are otherwise simulated once per group "
-                "(same results, slower; for checking)");
+                "(same results, slower; for checking); the same as --fold none")
+      ->excludes(run->get_option("--fold"));
   run->add_option("--cfg", opts->simgrid_options,
                   "A SimGrid setting, KEY:VALUE; only contexts/factory (raw, thread for sanitizer runs, ucontext, boost)");
   run->add_flag("-q,--quiet", opts->quiet,
@@ -53,7 +60,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     if (!opts->out.empty())
       job.out_dir = opts->out;
     job.force_out = opts->force;
-    job.fold_ranks = !opts->no_folding;
+    job.rank_folding = opts->no_folding ? core::RankFolding::none : *core::parse_rank_folding(opts->fold);
     core::SimulationResult result;
     {
       ProgressLine progress(opts->quiet);

@@ -32,6 +32,7 @@ struct SweepOptions {
   std::vector<std::string> overrides;  // --set: applied to the job before every point's own keys
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   bool resume = false, quiet = false, json = false;
+  std::string fold = "all";
 };
 
 std::string number(const sweep::SweepRecord& r, const char* key, int decimals, double scale = 1) {
@@ -118,6 +119,10 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("-j,--jobs", opts->workers, "Points simulated at once, each in its own process (default: the cores)")
       ->check(CLI::Range(1u, 4096u));
   sweep->add_option("-o,--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
+  sweep->add_option("--fold", opts->fold,
+                    "Which interchangeable ranks run once (as `run --fold`); default all: data- and expert-parallel "
+                    "replicas simulated once, contention between them left out")
+      ->check(CLI::IsMember({"none", "exact", "all"}));
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
   sweep->add_flag("--json", opts->json, "Print every point's record (results.json) on stdout instead of the ranked table");
@@ -157,6 +162,7 @@ Action add_sweep_command(CLI::App& app) {
       try {
         job.job = parse_job(yaml, opts->job, base_dir, overrides);
         job.job->out_dir.clear();  // a point writes nothing but its record
+        job.job->rank_folding = *core::parse_rank_folding(opts->fold);
       } catch (const UserError& e) {
         job.error = e.problem();
       }

@@ -178,12 +178,12 @@ double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task
   if (workload_.communicators[comm].ranks.size() == 1)
     return sg4::Engine::get_clock();
   const auto it = open_collective(rank, task, comm, seq);
-  if (task.slot == folded_slot_ && !representative_.empty()) {
+  if (folded_.folds(task.slot)) {
     Call& call = it->second;
     const std::vector<std::uint32_t>& ranks = call.gpus();  // rank r runs on GPU r
     std::vector<std::uint32_t> unused;
     for (std::uint32_t m = 0; m < ranks.size(); ++m)
-      if (ranks[m] != rank && representative_[ranks[m]] == rank) {
+      if (ranks[m] != rank && folded_.representative[ranks[m]] == rank) {
         steps_timed_ += call.run->arrive(m, sg4::Engine::get_clock(), unused);
         ++call.consumed;  // a mirrored member never comes to collect its finish
       }

@@ -53,12 +53,9 @@ public:
   // the recv's side times the transfer from this moment on.
   double post_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t dst, std::uint64_t seq);
 
-  // Rank folding (core/rank_folding.hpp): on `slot`, a representative's arrival is also the
-  // arrival of the members that mirror it.
-  void fold_ranks(std::vector<std::uint32_t> representative, std::uint32_t slot) {
-    representative_ = std::move(representative);
-    folded_slot_ = slot;
-  }
+  // Rank folding (core/rank_folding.hpp): on a folded slot, a representative's arrival is also
+  // the arrival of the members that mirror it.
+  void fold_ranks(FoldedRanks folded) { folded_ = std::move(folded); }
 
   // Work the network model runs in a daemon actor for the whole simulation (empty if none).
   std::function<void()> network_daemon() { return network_->daemon(); }
@@ -74,11 +71,8 @@ public:
   std::vector<std::string> pending_report(std::size_t max_calls) const;
 
 private:
-  std::vector<std::uint32_t> representative_;
-  std::uint32_t folded_slot_ = ~0u;
-  bool folded(std::uint32_t comm) const {
-    return workload_.communicators[comm].slot == folded_slot_ && !representative_.empty();
-  }
+  FoldedRanks folded_;
+  bool folded(std::uint32_t comm) const { return folded_.folds(workload_.communicators[comm].slot); }
 
   struct Call;
   struct Gate final : StepGate {

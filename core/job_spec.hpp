@@ -1,6 +1,7 @@
 #pragma once
 // JobSpec: one simulation request, as `cli` parsed it from a job file (and --set overrides).
 #include "collectives/nccl_version.hpp"
+#include "core/rank_folding.hpp"
 #include "platforms/platform_loader.hpp"
 #include "workloads/generator/training_job.hpp"
 #include "workloads/importers/importer.hpp"
@@ -63,7 +64,7 @@ struct JobSpec {
   std::string out_dir;                  // where summary.json / timeline.json go; empty: nowhere
   bool timeline = true;                 // write timeline.json into out_dir
   bool force_out = false;               // write into out_dir even if it holds other files
-  bool fold_ranks = true;               // simulate one of each group of interchangeable ranks (rank_folding.hpp)
+  RankFolding rank_folding = RankFolding::exact;  // which interchangeable ranks run once (rank_folding.hpp)
 };
 
 } // namespace echo::core

@@ -1,11 +1,15 @@
 #include "core/rank_folding.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace echo::core {
 
-std::vector<std::uint32_t> fold_symmetric_ranks(const workloads::Workload& w, const platforms::Cluster& cluster) {
+namespace {
+
+// The workload's symmetric slot, folded where nothing can tell its members apart.
+FoldedRanks fold_exact(const workloads::Workload& w, const platforms::Cluster& cluster) {
   if (w.symmetric_slot.empty())
     return {};
   const auto slot_it = std::find(w.slots.begin(), w.slots.end(), w.symmetric_slot);
@@ -28,14 +32,109 @@ std::vector<std::uint32_t> fold_symmetric_ranks(const workloads::Workload& w, co
           return {};
     }
   }
-  std::vector<std::uint32_t> representative(w.rank_count());
-  for (std::uint32_t r = 0; r < w.rank_count(); ++r)
-    representative[r] = r;
+  FoldedRanks f;
+  f.representative.resize(w.rank_count());
+  std::iota(f.representative.begin(), f.representative.end(), 0u);
   for (const workloads::CommunicatorDef& c : w.communicators)
     if (c.slot == slot)
       for (std::uint32_t r : c.ranks)
-        representative[r] = c.ranks.front();
-  return representative;
+        f.representative[r] = c.ranks.front();
+  f.folded_slots.assign(w.slots.size(), false);
+  f.folded_slots[slot] = true;
+  return f;
+}
+
+// Slots whose every communicator joins ranks of one program and carries no point-to-point
+// transfer (a mirrored rank would never send).
+std::vector<bool> interchangeable_slots(const workloads::Workload& w) {
+  std::vector<bool> ok(w.slots.size(), true), used(w.slots.size(), false);
+  for (const workloads::RankProgram& p : w.programs)
+    for (const workloads::ProgramTask& t : p.tasks)
+      if (t.kind == workloads::TaskKind::send || t.kind == workloads::TaskKind::recv)
+        ok[t.slot] = false;
+  for (const workloads::CommunicatorDef& c : w.communicators) {
+    used[c.slot] = used[c.slot] || c.ranks.size() > 1;
+    for (std::uint32_t r : c.ranks)
+      if (w.program_of_rank[r] != w.program_of_rank[c.ranks.front()])
+        ok[c.slot] = false;
+  }
+  for (std::size_t s = 0; s < ok.size(); ++s)
+    ok[s] = ok[s] && used[s];
+  return ok;
+}
+
+// Every rank joined to others through the interchangeable slots' communicators, folded onto the
+// smallest; valid when each other communicator lands member by member on one of its own slot.
+FoldedRanks fold_all(const workloads::Workload& w) {
+  FoldedRanks f;
+  f.folded_slots = interchangeable_slots(w);
+  if (std::none_of(f.folded_slots.begin(), f.folded_slots.end(), [](bool b) { return b; }))
+    return {};
+  std::vector<std::uint32_t> parent(w.rank_count());
+  std::iota(parent.begin(), parent.end(), 0u);
+  const auto root = [&](std::uint32_t r) {
+    while (parent[r] != r)
+      r = parent[r] = parent[parent[r]];
+    return r;
+  };
+  for (const workloads::CommunicatorDef& c : w.communicators)
+    if (f.folded_slots[c.slot])
+      for (std::uint32_t r : c.ranks) {
+        const std::uint32_t a = root(r), b = root(c.ranks.front());
+        parent[std::max(a, b)] = std::min(a, b);
+      }
+  f.representative.resize(w.rank_count());
+  for (std::uint32_t r = 0; r < w.rank_count(); ++r)
+    f.representative[r] = root(r);
+  for (const workloads::CommunicatorDef& c : w.communicators) {
+    if (f.folded_slots[c.slot])
+      continue;
+    const std::int32_t image = w.communicator(f.representative[c.ranks.front()], c.slot);
+    if (image < 0 || w.communicators[static_cast<std::size_t>(image)].ranks.size() != c.ranks.size())
+      return {};
+    const std::vector<std::uint32_t>& mapped = w.communicators[static_cast<std::size_t>(image)].ranks;
+    for (std::size_t m = 0; m < c.ranks.size(); ++m)
+      if (f.representative[c.ranks[m]] != mapped[m])
+        return {};
+  }
+  return f;
+}
+
+} // namespace
+
+const char* rank_folding_name(RankFolding f) {
+  switch (f) {
+  case RankFolding::none: return "none";
+  case RankFolding::exact: return "exact";
+  case RankFolding::all: return "all";
+  }
+  return "?";
+}
+
+std::optional<RankFolding> parse_rank_folding(const std::string& word) {
+  for (RankFolding f : {RankFolding::none, RankFolding::exact, RankFolding::all})
+    if (word == rank_folding_name(f))
+      return f;
+  return std::nullopt;
+}
+
+std::uint32_t FoldedRanks::simulated_ranks() const {
+  std::uint32_t n = 0;
+  for (std::uint32_t r = 0; r < representative.size(); ++r)
+    n += representative[r] == r;
+  return n;
+}
+
+FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode) {
+  switch (mode) {
+  case RankFolding::none: return {};
+  case RankFolding::exact: return fold_exact(w, cluster);
+  case RankFolding::all: {
+    FoldedRanks all = fold_all(w);
+    return all.empty() ? fold_exact(w, cluster) : all;
+  }
+  }
+  return {};
 }
 
 } // namespace echo::core

@@ -1,23 +1,48 @@
 #pragma once
-// Rank folding: when the members of each communicator of the workload's symmetric slot (a
-// generated job's `tp`) are interchangeable, only one member per communicator — its representative
-// — is simulated; the others mirror it. A mirrored member reaches every call of that slot exactly
-// when its representative does, and its breakdown is its representative's.
+// Rank folding: ranks whose timelines are bound to be equal are simulated once; the others mirror
+// their representative, reaching every call of a folded slot exactly when it does, with its
+// breakdown.
 //
-// Folding must not change any result, so it happens only when the siblings' other traffic cannot
-// meet: each symmetric communicator lies inside one node, its members use distinct NICs, and no
-// communicator of another slot has two members on one node (so all other traffic crosses nodes,
-// on the siblings' own NICs, and the symmetric slot alone uses the node's GPU-to-GPU links).
-// Every member then has the same timeline as its representative (tested against the unfolded run).
+// `exact` folds the workload's symmetric slot (a generated job's `tp`) only where nothing can
+// tell the siblings apart: each symmetric communicator lies inside one node, its members use
+// distinct NICs, and no communicator of another slot has two members on one node (so all other
+// traffic crosses nodes on the siblings' own NICs, and the symmetric slot alone uses the node's
+// GPU-to-GPU links). Every member then has the same timeline as its representative (tested
+// against the unfolded run).
+//
+// `all` folds every slot whose communicators join ranks running the same program (a generated
+// job's TP, data-parallel and expert-parallel siblings), provided every other communicator maps
+// member by member onto its representative's. Its calls are timed as barriers with every member
+// arriving together: what NCCL's closed form gives with nothing else on the links. Contention
+// between the folded replicas is left out; on the analytic fidelity nothing changes.
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace echo::core {
 
-// representative[r] for every rank (r itself when it is simulated); empty when nothing folds.
-std::vector<std::uint32_t> fold_symmetric_ranks(const workloads::Workload& w, const platforms::Cluster& cluster);
+// Which interchangeable ranks are simulated once (core/rank_folding.hpp).
+//  none:  every rank.
+//  exact: TP siblings, where nothing can tell them apart (the same results as `none`).
+//  all:   every rank whose program and calls mirror another's (TP, data-parallel and expert-parallel
+//         siblings); the calls joining them are timed as if nothing else shared their links, so
+//         contention between replicas is left out. For sweeps that rank layouts.
+enum class RankFolding { none, exact, all };
+const char* rank_folding_name(RankFolding f);
+std::optional<RankFolding> parse_rank_folding(const std::string& word);
+
+struct FoldedRanks {
+  std::vector<std::uint32_t> representative;  // per rank (r itself when simulated); empty: nothing folds
+  std::vector<bool> folded_slots;             // per slot of the workload
+  bool empty() const { return representative.empty(); }
+  bool folds(std::uint32_t slot) const { return !empty() && slot < folded_slots.size() && folded_slots[slot]; }
+  std::uint32_t simulated_ranks() const;
+};
+
+FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode);
 
 } // namespace echo::core

@@ -48,7 +48,7 @@ struct Simulation::Impl {
   CommunicationSpec communication;
   std::unique_ptr<slowdown::Predictor> slowdown;
   bool comm_measured = false;
-  bool fold_ranks = true;
+  RankFolding folding = RankFolding::exact;
   std::optional<JobSpec> job;  // when built from a job: recorded in the result
   collectives::AlgorithmRegistry algorithms = collectives::AlgorithmRegistry::with_builtins();
 };
@@ -106,7 +106,7 @@ void Simulation::init(const platforms::PlatformSource& platform, workloads::Work
 Simulation::~Simulation() = default;
 
 collectives::AlgorithmRegistry& Simulation::algorithms() { return impl_->algorithms; }
-void Simulation::set_rank_folding(bool fold) { impl_->fold_ranks = fold; }
+void Simulation::set_rank_folding(RankFolding folding) { impl_->folding = folding; }
 const workloads::Workload& Simulation::workload() const { return impl_->workload; }
 const platforms::Cluster& Simulation::cluster() const { return *impl_->cluster; }
 
@@ -148,13 +148,11 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     state.slowdown_by_collective = &*by_collective;
   }
 
-  // Interchangeable TP siblings: simulate one per group (core/rank_folding.hpp).
-  const std::vector<std::uint32_t> representative =
-      impl_->fold_ranks ? fold_symmetric_ranks(w, *impl_->cluster) : std::vector<std::uint32_t>{};
+  // Interchangeable ranks: simulate one per group (core/rank_folding.hpp).
+  const FoldedRanks folded = fold_ranks(w, *impl_->cluster, impl_->folding);
+  const std::vector<std::uint32_t>& representative = folded.representative;
   const auto simulated = [&](std::uint32_t r) { return representative.empty() || representative[r] == r; };
-  if (!representative.empty())
-    matcher.fold_ranks(representative, static_cast<std::uint32_t>(
-                                           std::find(w.slots.begin(), w.slots.end(), w.symmetric_slot) - w.slots.begin()));
+  matcher.fold_ranks(folded);
 
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
     if (!simulated(r))
@@ -238,6 +236,16 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   if (n_ranks < result.gpus)  // rank r runs on GPU r: the platform's last GPUs take no part
     result.run_notes.push_back("the job has " + std::to_string(n_ranks) + " ranks on GPUs 0.." + std::to_string(n_ranks - 1) +
                            "; the platform's other " + std::to_string(result.gpus - n_ranks) + " GPUs are idle");
+  if (impl_->folding == RankFolding::all && !folded.empty()) {
+    std::string slots;
+    for (std::uint32_t s = 0; s < w.slots.size(); ++s)
+      if (folded.folds(s))
+        slots += (slots.empty() ? "" : ", ") + w.slots[s];
+    result.run_notes.push_back("folded (--fold all): " + std::to_string(folded.simulated_ranks()) + " of " +
+                               std::to_string(n_ranks) + " ranks simulated; the calls on " + slots +
+                               " are timed with every member arriving together and nothing else on their links "
+                               "(contention between the folded replicas is left out)");
+  }
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));

@@ -39,9 +39,9 @@ public:
   // Researchers add their own algorithms here before run(); the job's algorithm list (NCCL_ALGO
   // syntax) says where they are used.
   collectives::AlgorithmRegistry& algorithms();
-  // Simulate one representative of interchangeable TP siblings (on by default where it cannot
-  // change the result, core/rank_folding.hpp); off: every rank, for checking that claim.
-  void set_rank_folding(bool fold);
+  // Which interchangeable ranks run once (core/rank_folding.hpp): by default TP siblings where it
+  // cannot change the result; `none`: every rank, for checking that claim; `all`: replicas too.
+  void set_rank_folding(RankFolding folding);
   const workloads::Workload& workload() const;
   const platforms::Cluster& cluster() const;
 

@@ -99,7 +99,7 @@ ordered_json job_record(const core::JobSpec& job) {
   j["communication"] = comm;
   j["slowdown"] = slowdown_record(job.slowdown);
   j["output"] = {{"timeline", job.timeline}};
-  j["rank_folding"] = job.fold_ranks;
+  j["rank_folding"] = core::rank_folding_name(job.rank_folding);
   return j;
 }
 

@@ -43,7 +43,7 @@ void check_output_folder(const core::JobSpec& job) {
 core::SimulationResult run_job(const core::JobSpec& job, const collectives::AlgorithmSetup& setup, const core::ProgressFn& progress) {
   check_output_folder(job);
   core::Simulation simulation(job);
-  simulation.set_rank_folding(job.fold_ranks);
+  simulation.set_rank_folding(job.rank_folding);
   if (setup)
     setup(simulation.algorithms());
   const bool record = !job.out_dir.empty() && job.timeline;

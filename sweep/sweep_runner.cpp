@@ -38,7 +38,7 @@ SweepRecord simulate(const SweepJob& job) {
   try {
     core::Simulation simulation(*job.job);
     built = true;
-    simulation.set_rank_folding(job.job->fold_ranks);
+    simulation.set_rank_folding(job.job->rank_folding);
     const core::SimulationResult result = simulation.run(false);
     r["status"] = "ok";
     r["iteration_time_s"] = result.iteration_time_s;

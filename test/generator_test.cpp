@@ -503,23 +503,16 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
   CHECK(big.find("of 80.0 GiB: weights") != std::string::npos);
 }
 
-TEST_CASE("folding interchangeable TP siblings leaves every figure of every rank as it was") {
-  const char* job = R"(platform: {preset: dgx-a100, nodes: 4}
-workload:
-  model: {name: gpt3-2.7b}
-  training: {global_batch: 16, micro_batch: 1}
-  parallel: {tp: 8, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
-)";
-  auto folded = run_generated(job);
-  auto every = run_generated(job, "--no-folding");
-  CHECK(folded["simulation"]["events"] < every["simulation"]["events"]);
+// Two summaries of the same job, folded and not: every figure equal but what says how it ran.
+void require_same_summaries(nlohmann::json folded, nlohmann::json every) {
   for (auto* j : {&folded, &every}) {
     (*j).erase("simulation");
     (*j).erase("collectives");  // mirrored ranks' own DP calls are not tabulated
     (*j)["workload"].erase("source");  // each run's job file sits in its own temporary folder
     (*j).erase("job");  // the same, and the folding switch itself
+    (*j).erase("notes");  // --fold all says what it folded
   }
-  // Equal up to rounding: a folded TP call is timed in closed form, the same sum its steps add up to.
+  // Equal up to rounding: a folded call is timed in closed form, the same sum its steps add up to.
   CHECK(folded["iteration_time_ns"] == every["iteration_time_ns"]);
   std::function<void(const nlohmann::json&, const nlohmann::json&, const std::string&)> same =
       [&](const nlohmann::json& a, const nlohmann::json& b, const std::string& where) {
@@ -537,6 +530,67 @@ workload:
         }
       };
   same(folded, every, "");
+}
+
+TEST_CASE("folding interchangeable TP siblings leaves every figure of every rank as it was") {
+  const char* job = R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-2.7b}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
+)";
+  auto folded = run_generated(job);
+  auto every = run_generated(job, "--no-folding");
+  CHECK(folded["simulation"]["events"] < every["simulation"]["events"]);
+  CHECK(run_generated(job, "--fold none")["simulation"]["events"] == every["simulation"]["events"]);
+  require_same_summaries(folded, every);
+}
+
+TEST_CASE("--fold all simulates one replica, and where no link is shared (analytic) nothing changes") {
+  // Dense with TP, PP and DP; and a mixture of experts whose EP group spans the DP replicas.
+  for (const char* job : {R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-2.7b}
+  training: {global_batch: 32, micro_batch: 1}
+  parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
+communication: {fidelity: analytic}
+)",
+                          R"(platform: {preset: dgx-h100, nodes: 2}
+workload:
+  model: {name: mixtral-8x7b, layers: 4, seq_len: 2048}
+  training: {global_batch: 16}
+  parallel: {tp: 2, dp: 8, ep: 4, sequence_parallel: true, zero: 1}
+communication: {fidelity: analytic}
+)"}) {
+    CAPTURE(job);
+    auto folded = run_generated(job, "--fold all");
+    auto every = run_generated(job, "--fold none");
+    CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
+    REQUIRE(folded["notes"].is_array());
+    CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
+    require_same_summaries(folded, every);
+  }
+}
+
+TEST_CASE("--fold takes none, exact or all, and not beside --no-folding") {
+  CHECK(run_error(kSmallJob, "--fold replicas").find("--fold") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--fold all --no-folding").find("excludes") != std::string::npos);
+}
+
+TEST_CASE("--fold all on the steps fidelity leaves out contention between replicas and says so") {
+  const char* job = R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-2.7b}
+  training: {global_batch: 32, micro_batch: 1}
+  parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
+)";
+  const auto folded = run_generated(job, "--fold all");
+  const auto every = run_generated(job, "--fold none");
+  CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
+  // The same compute; the replicas' DP calls no longer meet on the NICs: a little faster, never slower.
+  CHECK(folded["breakdown"]["compute_s"].get<double>() == doctest::Approx(every["breakdown"]["compute_s"].get<double>()));
+  CHECK(folded["iteration_time_s"].get<double>() <= every["iteration_time_s"].get<double>() * (1 + 1e-9));
+  CHECK(folded["iteration_time_s"].get<double>() == doctest::Approx(every["iteration_time_s"].get<double>()).epsilon(0.02));
 }
 
 TEST_CASE("context parallelism, expert parallelism and a two-stage interleaved pipeline all run to the end") {
