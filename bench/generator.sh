@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Generator benchmark (issue 4): gpt3-175b (TP8, PP8, 1F1B, global batch 1536 scaled with DP,
 # micro-batch 1, full recomputation) on DGX A100 clusters of 64, 1,024 and 8,192 GPUs, one
-# iteration in the default (`steps`) fidelity. Prints events, wall time and peak RSS per size,
-# folded and (up to ECHO_BENCH_UNFOLDED_MAX GPUs, default 1024) with every rank simulated.
+# iteration in the default (`steps`) fidelity. Prints events, wall time and peak RSS per size and
+# per rank folding (`--fold all`, `exact`, and up to ECHO_BENCH_UNFOLDED_MAX GPUs `none`).
 #
-#   bench/generator.sh [GPUS...]      (default: 64 1024 8192)
+#   bench/generator.sh [GPUS...]      (default: 64 1024 8192 16384)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(64 1024 8192); fi
+if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(64 1024 8192 16384); fi
 
 scripts/build.sh
 work=$(mktemp -d)
@@ -22,18 +22,20 @@ workload:
   training: {global_batch: $(( 96 * dp )), micro_batch: 1, recompute: full}
   parallel: {tp: 8, pp: 8, dp: $dp}
 YAML
-  # Folded (the default: interchangeable TP siblings simulated once per group), then every rank
-  # simulated (--no-folding) up to ECHO_BENCH_UNFOLDED_MAX GPUs (default 1024: beyond, minutes).
-  modes=(folded)
-  [ "$gpus" -le "${ECHO_BENCH_UNFOLDED_MAX:-1024}" ] && modes+=(unfolded)
+  # Each folding: all (one data-parallel replica, contention between replicas left out: the
+  # sweep's default), exact (the default: TP siblings simulated once, the same results), and none
+  # (every rank) up to ECHO_BENCH_UNFOLDED_MAX GPUs (default 1024: beyond, minutes). Exact is
+  # skipped beyond ECHO_BENCH_EXACT_MAX GPUs (default 8192: 16,384 takes several minutes).
+  modes=(all)
+  [ "$gpus" -le "${ECHO_BENCH_EXACT_MAX:-8192}" ] && modes+=(exact)
+  [ "$gpus" -le "${ECHO_BENCH_UNFOLDED_MAX:-1024}" ] && modes+=(none)
   for mode in "${modes[@]}"; do
-    flag=""; [ "$mode" = unfolded ] && flag="--no-folding"
-    build/echo-des run "$work/job.yaml" --json -q $flag > "$work/summary.json"
+    build/echo-des run "$work/job.yaml" --json -q --fold "$mode" > "$work/summary.json"
     python3 - "$work/summary.json" "$gpus" "$mode" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 sim = s["simulation"]
-print(f"{sys.argv[2]:>5} GPUs {sys.argv[3]:>8}: iteration {s['iteration_time_s']:.3f} s, {s['workload']['tasks']} tasks, "
+print(f"{sys.argv[2]:>5} GPUs --fold {sys.argv[3]:>5}: iteration {s['iteration_time_s']:.3f} s, {s['workload']['tasks']} tasks, "
       f"{sim['events']} events, simulate {sim['run_wall_s']:.1f} s ({sim['events_per_s']:,.0f} events/s), "
       f"total {sim['wall_s']:.1f} s, peak RSS {sim['peak_rss_mb']:.0f} MB", flush=True)
 PY

@@ -130,6 +130,10 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
     spec.micro_batch = whole_number(t["micro_batch"], "micro_batch", file, 1);
   if (t["dtype"])
     spec.dtype = *workloads::parse_data_type(one_of(t["dtype"], "dtype", {"bf16", "fp16", "fp8", "tf32", "fp32"}, file));
+  if (t["grad_dtype"])
+    spec.grad_dtype = *workloads::parse_data_type(one_of(t["grad_dtype"], "grad_dtype", {"fp32", "bf16", "fp16"}, file));
+  if (t["optimizer_dtype"])
+    spec.optimizer_dtype = *workloads::parse_data_type(one_of(t["optimizer_dtype"], "optimizer_dtype", {"fp32", "bf16", "fp16"}, file));
   if (t["recompute"]) {
     const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;

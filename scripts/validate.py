@@ -78,6 +78,12 @@ def dgxc_rows():
             # so Megatron-Core's dispatcher knows every split size without asking the GPU (core 0.9,
             # token_dispatcher.py: drop_and_pad sets no cuda_sync_point): no host wait per layer.
             training["host"] = "{sync_moe_dispatch: false}"
+            training["grad_dtype"] = "bf16"  # optim.grad_sync_dtype: bf16
+        if r["model"] == "Nemotron4-340B":
+            # nemotron4-340b-synth.yaml: Apex's distributed_fused_adam with optim.dtype bf16 and
+            # grad_sync_dtype bf16 (NeMo then keeps no master copy: store_params off).
+            training["grad_dtype"] = "bf16"
+            training["optimizer_dtype"] = "bf16"
         recompute = "selective" if r["recompute"].startswith("selective") else "full" if r["recompute"].startswith("full") else "none"
         parallel = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "dp": gpus // (tp * pp * cp), "sequence_parallel": "true" if tp > 1 else "false",
                     "zero": 1, "dp_overlap": "true"}

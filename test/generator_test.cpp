@@ -391,6 +391,34 @@ TEST_CASE("memory: ZeRO shards the optimizer, recomputation shrinks activations,
   CHECK(stage_memory(r, 0).activations < 0.2 * first.activations);
 }
 
+TEST_CASE("memory and traffic follow the gradient and optimizer types (NeMo's bf16 recipes)") {
+  TrainingJob job = small_job(1, 1, 4);
+  job.parallel.zero = 1;
+  check_training_job(job, 4, *gpu_preset("h100"));
+  const Shapes fp32(job);
+  const double params = stage_parameters(fp32, 0);
+  CHECK(stage_memory(fp32, 0).gradients == doctest::Approx(params * 4));
+  CHECK(stage_memory(fp32, 0).optimizer == doctest::Approx(params * 12 / 4));  // master + two moments, sharded
+  job.training.grad_dtype = DataType::bf16;
+  job.training.optimizer_dtype = DataType::bf16;
+  const Shapes bf16(job);
+  CHECK(stage_memory(bf16, 0).gradients == doctest::Approx(params * 2));
+  CHECK(stage_memory(bf16, 0).optimizer == doctest::Approx(params * 4 / 4));  // two bf16 moments, no master
+  // The gradient reduction carries the gradient's type.
+  const auto dp_bytes = [](const TrainingJob& j) {
+    const GeneratedJob g = generate_training_job(j, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    double bytes = 0;
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.has_collective() && t.collective().comm() == "dp" && t.collective().op() == trace::REDUCE_SCATTER)
+        bytes += static_cast<double>(t.collective().bytes());
+    return bytes;
+  };
+  TrainingJob fp32_job = job;
+  fp32_job.training.grad_dtype.reset();
+  CHECK(dp_bytes(job) > 0);
+  CHECK(dp_bytes(job) == doctest::Approx(dp_bytes(fp32_job) / 2).epsilon(0.01));
+}
+
 namespace {
 
 const char* kSmallJob = R"(platform: {preset: dgx-a100, nodes: 1}
@@ -570,6 +598,15 @@ communication: {fidelity: analytic}
     CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
     require_same_summaries(folded, every);
   }
+}
+
+TEST_CASE("a 16-bit optimizer state must be the weights' type") {
+  const std::string job = kSmallJob;
+  CHECK(run_error(job, "--set workload.training.dtype=fp16 --set workload.training.optimizer_dtype=bf16")
+            .find("optimizer_dtype bf16 is not the weights' type (fp16)") != std::string::npos);
+  CHECK(run_error(job, "--set workload.training.grad_dtype=fp8").find("grad_dtype") != std::string::npos);
+  const auto ok = run_generated(job, "--set workload.training.optimizer_dtype=bf16 --set workload.training.grad_dtype=bf16");
+  CHECK(ok["workload"]["settings"]["training.optimizer_dtype"] == "bf16");
 }
 
 TEST_CASE("--fold takes none, exact or all, and not beside --no-folding") {

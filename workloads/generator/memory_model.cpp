@@ -62,13 +62,12 @@ MemoryBreakdown stage_memory(const Shapes& s, std::uint32_t stage) {
   const ParallelSpec& p = job.parallel;
   const double params = stage_parameters(s, stage);
   const double shard = static_cast<double>(p.dp) * p.cp;
-  const bool fp32_weights = s.element_bytes == 4;
   MemoryBreakdown m;
   m.weights = params * s.element_bytes;
   if (p.zero >= 3)
     m.weights = m.weights / shard + 2 * s.layer_params() * s.element_bytes;
   m.gradients = params * s.grad_bytes / (p.zero >= 2 ? shard : 1.0);
-  m.optimizer = params * (fp32_weights ? 8 : 12) / (p.zero >= 1 ? shard : 1.0);
+  m.optimizer = params * (s.master_weight_bytes + 2 * s.optimizer_state_bytes) / (p.zero >= 1 ? shard : 1.0);
 
   const double layers_per_pass = static_cast<double>(job.model.layers) / (p.pp * p.virtual_stages);
   const double passes = passes_in_flight(job, stage);

@@ -28,7 +28,13 @@ Shapes::Shapes(const TrainingJob& j) : job(&j) {
   element_bytes = wide ? 4 : 2;
   // Megatron-LM accumulates and reduces bf16 (and fp8) training's gradients in fp32
   // (accumulate_allreduce_grads_in_fp32 is set with --bf16); fp16 training reduces in fp16.
-  grad_bytes = j.training.dtype == DataType::fp16 ? 2 : 4;
+  grad_bytes = j.training.grad_dtype ? (*j.training.grad_dtype == DataType::fp32 ? 4 : 2) : j.training.dtype == DataType::fp16 ? 2 : 4;
+  // Megatron's fp16 optimizer copies fp16 gradients into fp32 main gradients before the step; a
+  // recipe that names the gradient type (Apex's distributed Adam) steps on it as it is.
+  step_grad_bytes = j.training.grad_dtype ? grad_bytes : 4;
+  optimizer_state_bytes = j.training.optimizer_dtype == DataType::fp32 ? 4 : 2;
+  // An fp32 master copy of 16-bit weights, unless the state is kept in the weights' own type.
+  master_weight_bytes = element_bytes < 4 && optimizer_state_bytes == 4 ? 4 : 0;
 }
 
 double Shapes::attention_params() const {

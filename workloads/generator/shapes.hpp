@@ -22,7 +22,10 @@ struct Shapes {
   double experts_local = 0;   // experts / ep
   double vocab_local = 0;     // padded to a multiple of 128 * tp, as Megatron-LM pads it, then / tp
   double element_bytes = 2;   // activations and weights
-  double grad_bytes = 4;      // gradients as reduced across data parallelism (fp32 but for fp16 training)
+  double grad_bytes = 4;      // gradients as kept and reduced across data parallelism (training.grad_dtype)
+  double step_grad_bytes = 4;        // the gradient as the optimizer step reads it
+  double optimizer_state_bytes = 4;  // each of Adam's two moments (training.optimizer_dtype)
+  double master_weight_bytes = 4;    // the optimizer's fp32 copy of 16-bit weights; 0: none
   bool swiglu = false, moe = false, sequence_parallel = false;
 
   double attention_params() const;    // per layer, per rank

@@ -53,6 +53,15 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   for (auto [value, name] : {std::pair{p.tp, "tp"}, {p.pp, "pp"}, {p.cp, "cp"}, {p.ep, "ep"}, {p.virtual_stages, "virtual_stages"}})
     require(value >= 1, job, std::string("parallel.") + name + " must be at least 1", "use 1 to switch it off");
   require(t.micro_batch >= 1, job, "training.micro_batch must be at least 1", "give the sequences per micro-batch");
+  if (t.optimizer_dtype != DataType::fp32) {
+    // 16-bit moments live beside the weights with no master copy: the weights' own type.
+    const DataType weights = t.dtype == DataType::fp8 ? DataType::bf16 : t.dtype;
+    require(t.optimizer_dtype == weights, job,
+            std::string("training.optimizer_dtype ") + data_type_name(t.optimizer_dtype) + " is not the weights' type (" +
+                data_type_name(weights) + ")",
+            std::string("a 16-bit optimizer state is kept in the weights' own type: use ") + data_type_name(weights) +
+                ", or fp32");
+  }
   require(m.heads % p.tp == 0, job, "tp (" + num(p.tp) + ") does not divide heads (" + num(m.heads) + ")",
           "tensor parallelism splits attention heads: pick tp dividing heads");
   require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, job,

@@ -8,6 +8,7 @@
 #include "workloads/model_presets.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace echo::workloads {
@@ -28,6 +29,14 @@ struct TrainingSpec {
   // (Megatron-Core's cross_entropy_loss_fusion); false: the eager fp32 recipe, six passes over the
   // logits forward and three backward (pass_emitter.cpp).
   bool fused_cross_entropy = false;
+  // The main-gradient buffer and its data-parallel reduction: empty = Megatron-LM's rule (fp32
+  // for bf16 / fp8 training, `accumulate_allreduce_grads_in_fp32`; fp16 for fp16 training).
+  // NeMo recipes set `grad_sync_dtype: bf16`.
+  std::optional<DataType> grad_dtype;
+  // Adam's moments: fp32, with an fp32 master copy of 16-bit weights (12 bytes per parameter); or
+  // the weights' own 16-bit type, with no master copy (4 bytes; NeMo's distributed_fused_adam with
+  // `optim.dtype: bf16`, Apex's store_params off when the state matches the weights).
+  DataType optimizer_dtype = DataType::fp32;
 };
 
 struct ParallelSpec {

@@ -240,15 +240,17 @@ private:
     KernelOp norm;
     norm.name = "optimizer.grad_norm";
     norm.category = trace::REDUCTION;
-    norm.bytes = params * 4;
+    norm.bytes = params * s_.step_grad_bytes;
     const TaskId norm_task = b_.compute(streams::compute, norm, model_.time_s(norm), {reduced, pipeline_done});
     if (job_.host.sync_before_step)
       b_.host_waits_before_next_kernel(norm_task);
     KernelOp adam;
     adam.name = "optimizer.adam";
     adam.category = trace::OPTIMIZER;
-    // fp32 master weights, moments (read and write), the fp32 gradient, the new 16-bit weights.
-    adam.bytes = params * (24 + 4 + s_.element_bytes);
+    // The weights the update reads (the fp32 master copy, read and written, or the weights
+    // themselves), both moments read and written, the gradient, the new weights written.
+    const double weights_read = s_.master_weight_bytes > 0 ? 2 * s_.master_weight_bytes : s_.element_bytes;
+    adam.bytes = params * (weights_read + 4 * s_.optimizer_state_bytes + s_.step_grad_bytes + s_.element_bytes);
     const TaskId step = b_.compute(streams::compute, adam, model_.time_s(adam));
     if ((p_.zero == 1 || p_.zero == 2) && data_parallel() && !p_.dp_overlap)
       for (const Bucket& bucket : all_buckets(step)) {
