@@ -41,6 +41,7 @@ SweepRecord simulate(const SweepJob& job) {
     simulation.set_rank_folding(job.job->rank_folding);
     const core::SimulationResult result = simulation.run(false);
     r["status"] = "ok";
+    r["rank_folding"] = core::rank_folding_name(job.job->rank_folding);
     r["iteration_time_s"] = result.iteration_time_s;
     if (const auto f = report::training_figures(result)) {
       r["tokens_per_s"] = f->tokens_per_s;

@@ -51,6 +51,7 @@ TEST_CASE("a sweep simulates every valid point and ranks them") {
   CHECK(results[0]["point"]["workload.parallel.pp"] == "1");
   CHECK(results[1]["point"]["workload.parallel.pp"] == "2");
   CHECK(results[0]["status"] == "ok");
+  CHECK(results[0]["rank_folding"] == "all");  // the sweep's default: one replica per group
   CHECK(results[0]["tokens_per_s"].get<double>() > 0);
   // The page: every simulated point plotted, the Pareto front marked and listed.
   const std::string html = slurp(dir.path() / "a" / "sweep.html");
@@ -91,6 +92,12 @@ TEST_CASE("--set changes the job of every point, and a key the space sweeps is r
   CHECK(err.find("`workload.parallel.tp` is swept by the space") != std::string::npos);
   CHECK(sweep(dir, space, "-q --out " + dir.path().string() + "/bad2 --set workload.training.dtype=fp7", 2)
             .find("dtype") != std::string::npos);
+  // --fold exact: every point simulated as `run` would; the same settings, the same records but the folding.
+  sweep(dir, space, "-q --fold exact --out " + dir.path().string() + "/exact");
+  const auto exact = nlohmann::json::parse(slurp(dir.path() / "exact" / "results.json"));
+  REQUIRE(exact.size() == 2);
+  CHECK(exact[0]["rank_folding"] == "exact");
+  CHECK(sweep(dir, space, "-q --fold some --out " + dir.path().string() + "/bad3", 2).find("--fold") != std::string::npos);
 }
 
 TEST_CASE("the results do not depend on the number of workers") {
