@@ -236,11 +236,16 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   if (n_ranks < result.gpus)  // rank r runs on GPU r: the platform's last GPUs take no part
     result.run_notes.push_back("the job has " + std::to_string(n_ranks) + " ranks on GPUs 0.." + std::to_string(n_ranks - 1) +
                            "; the platform's other " + std::to_string(result.gpus - n_ranks) + " GPUs are idle");
-  if (impl_->folding == RankFolding::all && !folded.empty()) {
-    std::string slots;
-    for (std::uint32_t s = 0; s < w.slots.size(); ++s)
-      if (folded.folds(s))
-        slots += (slots.empty() ? "" : ", ") + w.slots[s];
+  // Only folding beyond the exact kind can change a result: say so (an `all` that fell back to
+  // exact folds the symmetric slot alone).
+  std::string slots;
+  bool beyond_exact = false;
+  for (std::uint32_t s = 0; s < w.slots.size(); ++s)
+    if (folded.folds(s)) {
+      slots += (slots.empty() ? "" : ", ") + w.slots[s];
+      beyond_exact = beyond_exact || w.slots[s] != w.symmetric_slot;
+    }
+  if (impl_->folding == RankFolding::all && beyond_exact) {
     result.run_notes.push_back("folded (--fold all): " + std::to_string(folded.simulated_ranks()) + " of " +
                                std::to_string(n_ranks) + " ranks simulated; the calls on " + slots +
                                " are timed with every member arriving together and nothing else on their links "
