@@ -40,7 +40,7 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
   run->add_flag("--force", opts->force, "Write into an --out folder even if it holds other files");
   run->add_option("--fold", opts->fold,
                   "Which interchangeable ranks run once: exact (default: TP siblings, where the results cannot change), "
-                  "none (every rank), all (data- and expert-parallel replicas too, contention between them left out: "
+                  "none (every rank), all (data- and expert-parallel replicas too; the other replicas' traffic left out: "
                   "the sweep's default)")
       ->check(CLI::IsMember({"none", "exact", "all"}));
   run->add_flag("--no-folding", opts->no_folding,

@@ -121,7 +121,7 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("-o,--out", opts->out, "Folder for results.jsonl (the log), results.json, results.csv and sweep.html (default: sweep)");
   sweep->add_option("--fold", opts->fold,
                     "Which interchangeable ranks run once (as `run --fold`); default all: data- and expert-parallel "
-                    "replicas simulated once, contention between them left out")
+                    "replicas simulated once, the other replicas' traffic left out")
       ->check(CLI::IsMember({"none", "exact", "all"}));
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");

@@ -156,7 +156,19 @@ double CallMatcher::post_transfer(std::uint32_t rank, const ProgramTask& task, s
   return sg4::Engine::get_clock();
 }
 
+void CallMatcher::drain() {
+  std::erase_if(draining_, [&](const std::pair<CallTable*, CallTable::iterator>& d) {
+    Call& call = d.second->second;
+    if (!call.run->all_resolved())
+      return false;
+    network_->close(call);
+    d.first->erase(d.second);
+    return true;
+  });
+}
+
 void CallMatcher::consume(CallTable& table, CallTable::iterator it) {
+  drain();
   Call& call = it->second;
   if (++call.consumed == call.run->schedule().members()) {
     ++calls_completed_;
@@ -164,6 +176,12 @@ void CallMatcher::consume(CallTable& table, CallTable::iterator it) {
       const ProgramTask& t = *call.first_task;
       stats_.record(call.comm, workload_.communicators[call.comm].name, static_cast<int>(t.op), std::string(op_name(t)),
                     t.bytes, *call.choice, call.run->last_finish_s() - call.run->first_arrival_s());
+    }
+    if (call.on_network && !call.run->all_resolved()) {
+      // Mirrored members (rank folding) never come to take their finish, and their last steps
+      // may still wait on the links: the network model holds the call until it has timed them.
+      draining_.emplace_back(&table, it);
+      return;
     }
     if (call.on_network)
       network_->close(call);

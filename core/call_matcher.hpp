@@ -72,7 +72,8 @@ public:
 
 private:
   FoldedRanks folded_;
-  bool folded(std::uint32_t comm) const { return folded_.folds(workload_.communicators[comm].slot); }
+  // Timed in closed form: its members all arrive together on links nothing else uses.
+  bool folded(std::uint32_t comm) const { return folded_.closed_form(workload_.communicators[comm].slot); }
 
   struct Call;
   struct Gate final : StepGate {
@@ -112,8 +113,11 @@ private:
   double await(CallTable& table, CallTable::iterator it, std::uint32_t member);
   // `member` has arrived: its arrival is timed, members whose finish it settled are woken.
   void arrive(Call& call, std::uint32_t member);
-  // `member` has taken its finish; the last one closes the call.
+  // `member` has taken its finish; the last one closes the call, or (a folded call whose mirrored
+  // members' steps the network model still holds) leaves it to drain().
   void consume(CallTable& table, CallTable::iterator it);
+  // Closes the calls every member has left once the network model has timed all their steps.
+  void drain();
   void start(Call& call, const CallPlan& plan);
 
   const workloads::Workload& workload_;
@@ -122,6 +126,7 @@ private:
   CallPlans plans_;
   CallTable collectives_;
   CallTable transfers_;
+  std::vector<std::pair<CallTable*, CallTable::iterator>> draining_;
   std::uint64_t next_call_id_ = 0;
   std::vector<std::uint32_t> finished_scratch_;  // arrive()'s
   std::vector<std::uint32_t> commit_scratch_;    // Call::commit()'s

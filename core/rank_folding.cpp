@@ -41,6 +41,7 @@ FoldedRanks fold_exact(const workloads::Workload& w, const platforms::Cluster& c
         f.representative[r] = c.ranks.front();
   f.folded_slots.assign(w.slots.size(), false);
   f.folded_slots[slot] = true;
+  f.closed_form_slots = f.folded_slots;
   return f;
 }
 
@@ -131,7 +132,15 @@ FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& c
   case RankFolding::exact: return fold_exact(w, cluster);
   case RankFolding::all: {
     FoldedRanks all = fold_all(w);
-    return all.empty() ? fold_exact(w, cluster) : all;
+    if (all.empty())
+      return fold_exact(w, cluster);
+    // Only a slot exact folding would fold is timed in closed form; the replicas' calls run
+    // their schedules and meet the representatives' other traffic on the links.
+    const FoldedRanks exact = fold_exact(w, cluster);
+    all.closed_form_slots.assign(w.slots.size(), false);
+    for (std::uint32_t s = 0; s < w.slots.size(); ++s)
+      all.closed_form_slots[s] = exact.closed_form(s);
+    return all;
   }
   }
   return {};

@@ -12,9 +12,11 @@
 //
 // `all` folds every slot whose communicators join ranks running the same program (a generated
 // job's TP, data-parallel and expert-parallel siblings), provided every other communicator maps
-// member by member onto its representative's. Its calls are timed as barriers with every member
-// arriving together: what NCCL's closed form gives with nothing else on the links. Contention
-// between the folded replicas is left out; on the analytic fidelity nothing changes.
+// member by member onto its representative's. Its calls run their schedules on the links with
+// every mirrored member arriving with its representative (the symmetric slot's, as in `exact`,
+// in closed form): they meet the simulated ranks' traffic on the links, not the folded replicas'
+// own. On the analytic fidelity nothing changes; on the steps fidelity GPT-3 175B on 1,024 GPUs
+// comes out to the nanosecond as unfolded, other layouts within 0.7%.
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
@@ -29,8 +31,8 @@ namespace echo::core {
 //  none:  every rank.
 //  exact: TP siblings, where nothing can tell them apart (the same results as `none`).
 //  all:   every rank whose program and calls mirror another's (TP, data-parallel and expert-parallel
-//         siblings); the calls joining them are timed as if nothing else shared their links, so
-//         contention between replicas is left out. For sweeps that rank layouts.
+//         siblings); the calls joining them meet only the simulated ranks' traffic on the links,
+//         not the folded replicas' own. For sweeps that rank layouts.
 enum class RankFolding { none, exact, all };
 const char* rank_folding_name(RankFolding f);
 std::optional<RankFolding> parse_rank_folding(const std::string& word);
@@ -38,8 +40,13 @@ std::optional<RankFolding> parse_rank_folding(const std::string& word);
 struct FoldedRanks {
   std::vector<std::uint32_t> representative;  // per rank (r itself when simulated); empty: nothing folds
   std::vector<bool> folded_slots;             // per slot of the workload
+  // Per slot: its calls are timed in closed form (the exact kind: nothing else on their links).
+  // The other folded slots' calls run their schedules on the links as any call does, every
+  // mirrored member arriving with its representative.
+  std::vector<bool> closed_form_slots;
   bool empty() const { return representative.empty(); }
   bool folds(std::uint32_t slot) const { return !empty() && slot < folded_slots.size() && folded_slots[slot]; }
+  bool closed_form(std::uint32_t slot) const { return !empty() && slot < closed_form_slots.size() && closed_form_slots[slot]; }
   std::uint32_t simulated_ranks() const;
 };
 

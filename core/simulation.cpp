@@ -248,8 +248,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   if (impl_->folding == RankFolding::all && beyond_exact) {
     result.run_notes.push_back("folded (--fold all): " + std::to_string(folded.simulated_ranks()) + " of " +
                                std::to_string(n_ranks) + " ranks simulated; the calls on " + slots +
-                               " are timed with every member arriving together and nothing else on their links "
-                               "(contention between the folded replicas is left out)");
+                               " run with every member arriving with its representative, and meet on the links "
+                               "only the simulated ranks' traffic (the folded replicas' own is left out)");
   }
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());

@@ -614,7 +614,7 @@ TEST_CASE("--fold takes none, exact or all, and not beside --no-folding") {
   CHECK(run_error(kSmallJob, "--fold all --no-folding").find("excludes") != std::string::npos);
 }
 
-TEST_CASE("--fold all on the steps fidelity leaves out contention between replicas and says so") {
+TEST_CASE("--fold all on the steps fidelity runs the replicas' calls on the links, close to every rank simulated") {
   const char* job = R"(platform: {preset: dgx-a100, nodes: 4}
 workload:
   model: {name: gpt3-2.7b}
@@ -624,10 +624,11 @@ workload:
   const auto folded = run_generated(job, "--fold all");
   const auto every = run_generated(job, "--fold none");
   CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
-  // The same compute; the replicas' DP calls no longer meet on the NICs: a little faster, never slower.
+  // The same compute; the DP calls' steps meet the representative replica's pipeline traffic on
+  // its NICs as in the full run, only not the other replicas' (which is not simulated).
   CHECK(folded["breakdown"]["compute_s"].get<double>() == doctest::Approx(every["breakdown"]["compute_s"].get<double>()));
-  CHECK(folded["iteration_time_s"].get<double>() <= every["iteration_time_s"].get<double>() * (1 + 1e-9));
-  CHECK(folded["iteration_time_s"].get<double>() == doctest::Approx(every["iteration_time_s"].get<double>()).epsilon(0.02));
+  CHECK(folded["iteration_time_s"].get<double>() == doctest::Approx(every["iteration_time_s"].get<double>()).epsilon(0.001));
+  CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
 }
 
 TEST_CASE("context parallelism, expert parallelism and a two-stage interleaved pipeline all run to the end") {
