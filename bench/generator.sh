@@ -22,7 +22,7 @@ workload:
   training: {global_batch: $(( 96 * dp )), micro_batch: 1, recompute: full}
   parallel: {tp: 8, pp: 8, dp: $dp}
 YAML
-  # Each folding: all (one data-parallel replica, contention between replicas left out: the
+  # Each folding: all (one data-parallel replica, the other replicas' traffic left out: the
   # sweep's default), exact (the default: TP siblings simulated once, the same results), and none
   # (every rank) up to ECHO_BENCH_UNFOLDED_MAX GPUs (default 1024: beyond, minutes). Exact is
   # skipped beyond ECHO_BENCH_EXACT_MAX GPUs (default 8192: 16,384 takes several minutes).
