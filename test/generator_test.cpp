@@ -1,6 +1,7 @@
 // The transformer generator: pipeline schedules (and their bubbles, simulated), rank layouts,
 // the compute and memory models, the generated programs, and every rule a job can break.
 #include "support/child_process.hpp"
+#include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 
@@ -428,13 +429,6 @@ workload:
   parallel: {tp: 2, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
 )";
 
-nlohmann::json run_generated(const std::string& yaml, const std::string& extra = "") {
-  test::TempDir dir;
-  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " --json -q " + extra);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
 
 std::string run_error(const std::string& yaml, const std::string& extra = "") {
   test::TempDir dir;
@@ -449,8 +443,8 @@ TEST_CASE("merging kernel runs leaves the iteration time and breakdown exactly a
   for (const char* slowdown : {"", " --set slowdown.model=constant --set slowdown.factor=0.3",
                                " --set slowdown.model=category"}) {
     INFO(slowdown);
-    const auto merged = run_generated(kSmallJob, slowdown);
-    const auto each = run_generated(kSmallJob, std::string(slowdown) + " --set workload.merge_kernels=false");
+    const auto merged = test::run_job_yaml(kSmallJob, slowdown);
+    const auto each = test::run_job_yaml(kSmallJob, std::string(slowdown) + " --set workload.merge_kernels=false");
     CHECK(merged["workload"]["tasks"] < each["workload"]["tasks"]);
     CHECK(merged["iteration_time_ns"] == each["iteration_time_ns"]);
     CHECK(merged["breakdown"]["compute_s"].get<double>() == doctest::Approx(each["breakdown"]["compute_s"].get<double>()).epsilon(1e-12));
@@ -459,7 +453,7 @@ TEST_CASE("merging kernel runs leaves the iteration time and breakdown exactly a
 }
 
 TEST_CASE("the summary of a generated job has throughput, MFU, memory and a breakdown that adds up") {
-  const auto j = run_generated(kSmallJob);
+  const auto j = test::run_job_yaml(kSmallJob);
   const double t = j["iteration_time_s"];
   const auto& tr = j["training"];
   CHECK(tr["tokens_per_s"].get<double>() == doctest::Approx(16.0 * 2048 / t));
@@ -567,10 +561,10 @@ workload:
   training: {global_batch: 16, micro_batch: 1}
   parallel: {tp: 8, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
 )";
-  auto folded = run_generated(job);
-  auto every = run_generated(job, "--no-folding");
+  auto folded = test::run_job_yaml(job);
+  auto every = test::run_job_yaml(job, "--no-folding");
   CHECK(folded["simulation"]["events"] < every["simulation"]["events"]);
-  CHECK(run_generated(job, "--fold none")["simulation"]["events"] == every["simulation"]["events"]);
+  CHECK(test::run_job_yaml(job, "--fold none")["simulation"]["events"] == every["simulation"]["events"]);
   require_same_summaries(folded, every);
 }
 
@@ -591,8 +585,8 @@ workload:
 communication: {fidelity: analytic}
 )"}) {
     CAPTURE(job);
-    auto folded = run_generated(job, "--fold all");
-    auto every = run_generated(job, "--fold none");
+    auto folded = test::run_job_yaml(job, "--fold all");
+    auto every = test::run_job_yaml(job, "--fold none");
     CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
     REQUIRE(folded["notes"].is_array());
     CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
@@ -605,7 +599,7 @@ TEST_CASE("a 16-bit optimizer state must be the weights' type") {
   CHECK(run_error(job, "--set workload.training.dtype=fp16 --set workload.training.optimizer_dtype=bf16")
             .find("optimizer_dtype bf16 is not the weights' type (fp16)") != std::string::npos);
   CHECK(run_error(job, "--set workload.training.grad_dtype=fp8").find("grad_dtype") != std::string::npos);
-  const auto ok = run_generated(job, "--set workload.training.optimizer_dtype=bf16 --set workload.training.grad_dtype=bf16");
+  const auto ok = test::run_job_yaml(job, "--set workload.training.optimizer_dtype=bf16 --set workload.training.grad_dtype=bf16");
   CHECK(ok["workload"]["settings"]["training.optimizer_dtype"] == "bf16");
 }
 
@@ -621,8 +615,8 @@ workload:
   training: {global_batch: 32, micro_batch: 1}
   parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
 )";
-  const auto folded = run_generated(job, "--fold all");
-  const auto every = run_generated(job, "--fold none");
+  const auto folded = test::run_job_yaml(job, "--fold all");
+  const auto every = test::run_job_yaml(job, "--fold none");
   CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
   // The same compute; the DP calls' steps meet the representative replica's pipeline traffic on
   // its NICs as in the full run, only not the other replicas' (which is not simulated).
@@ -633,7 +627,7 @@ workload:
 
 TEST_CASE("context parallelism, expert parallelism and a two-stage interleaved pipeline all run to the end") {
   // CP: KV blocks travel around the ring while attention computes.
-  const auto cp = run_generated(R"(platform: {preset: dgx-h100, nodes: 1}
+  const auto cp = test::run_job_yaml(R"(platform: {preset: dgx-h100, nodes: 1}
 workload:
   model: {name: llama3-8b, seq_len: 8192}
   training: {global_batch: 8, recompute: full}
@@ -641,7 +635,7 @@ workload:
 )");
   CHECK(cp["breakdown"]["exposed_comm_s"].contains("cp"));
   // EP: dispatch and combine AllToAll over the expert-parallel group.
-  const auto ep = run_generated(R"(platform: {preset: dgx-h100, nodes: 1}
+  const auto ep = test::run_job_yaml(R"(platform: {preset: dgx-h100, nodes: 1}
 workload:
   model: {name: mixtral-8x7b, layers: 4, seq_len: 2048}
   training: {global_batch: 8}
@@ -650,7 +644,7 @@ workload:
   CHECK(ep["breakdown"]["exposed_comm_s"].contains("ep"));
   // Two interleaved stages: the last stage sends forward to the first, which also sends it
   // gradients back; transfers are ordered per communicator and direction, so nothing deadlocks.
-  const auto two = run_generated(R"(platform: {preset: dgx-a100, nodes: 1}
+  const auto two = test::run_job_yaml(R"(platform: {preset: dgx-a100, nodes: 1}
 workload:
   model: {name: gpt3-1.3b}
   training: {global_batch: 8}

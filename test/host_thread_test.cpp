@@ -2,6 +2,7 @@
 // framework synchronises; a host-bound job follows its host, a GPU-bound one its GPU; the pruned
 // launch gates give exactly what gating every task gives; frameworks set their defaults.
 #include "support/child_process.hpp"
+#include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 
@@ -55,13 +56,6 @@ workload:
   parallel: {tp: 1, pp: 2, dp: 4}
 )";
 
-nlohmann::json run_json(const std::string& yaml, const std::string& extra = "") {
-  test::TempDir dir;
-  const auto r = test::run_cli("run " + dir.file("job.yaml", yaml) + " --json -q " + extra);
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
-}
 
 std::string error_of(const std::string& yaml, const std::string& extra = "") {
   test::TempDir dir;
@@ -183,18 +177,18 @@ TEST_CASE("pruned launch gates give exactly what gating every task gives") {
 }
 
 TEST_CASE("a host-bound job follows its host: a faster GPU barely helps, a faster host does") {
-  const auto base = run_json(kHostBound);
+  const auto base = test::run_job_yaml(kHostBound);
   CHECK(host_bound_share(base) > 0.3);
   // The host works longer than the GPU waits for it: it also launches while the GPU computes.
   CHECK(base["ranks"][0]["host_busy_s"].get<double>() > base["ranks"][0]["host_bound_s"].get<double>());
   const double t = base["iteration_time_s"];
-  const auto faster_gpu = run_json(kHostBound, "--set platform.gpu=H100-SXM5-80GB");
+  const auto faster_gpu = test::run_job_yaml(kHostBound, "--set platform.gpu=H100-SXM5-80GB");
   CHECK(faster_gpu["iteration_time_s"].get<double>() > 0.9 * t);
-  const auto faster_host = run_json(kHostBound, "--set workload.training.host.forward_op_us=15 --set workload.training.host.backward_op_us=20 "
+  const auto faster_host = test::run_job_yaml(kHostBound, "--set workload.training.host.forward_op_us=15 --set workload.training.host.backward_op_us=20 "
                                                 "--set workload.training.host.collective_op_us=15");
   CHECK(faster_host["iteration_time_s"].get<double>() < 0.75 * t);
   // No framework: the GPU's time alone.
-  const auto none = run_json(kHostBound, "--set workload.training.framework=none");
+  const auto none = test::run_job_yaml(kHostBound, "--set workload.training.framework=none");
   CHECK(host_bound_share(none) == 0);
   CHECK(none["iteration_time_s"].get<double>() < 0.6 * t);
 }
@@ -207,8 +201,8 @@ workload:
   training: {global_batch: 32, micro_batch: 4, framework: megatron-lm}
   parallel: {tp: 1, pp: 1, dp: 8}
 )";
-  const auto host = run_json(yaml);
-  const auto none = run_json(yaml, "--set workload.training.framework=none");
+  const auto host = test::run_job_yaml(yaml);
+  const auto none = test::run_job_yaml(yaml, "--set workload.training.framework=none");
   CHECK(host_bound_share(host) < 0.02);
   CHECK(host["iteration_time_s"].get<double>() < 1.02 * none["iteration_time_s"].get<double>());
 }
@@ -220,12 +214,12 @@ workload:
   training: {global_batch: 64, micro_batch: 1, framework: megatron-deepspeed}
   parallel: {tp: 1, pp: 1, dp: 8}
 )";
-  const auto deepspeed = run_json(yaml, "--set workload.merge_kernels=false");
+  const auto deepspeed = test::run_job_yaml(yaml, "--set workload.merge_kernels=false");
   // Megatron-DeepSpeed: unfused attention, per-tensor gradient accumulation, timers that
   // synchronize, a heavier host per launch; Megatron-LM none of these.
-  const auto megatron = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.framework=megatron-lm");
+  const auto megatron = test::run_job_yaml(yaml, "--set workload.merge_kernels=false --set workload.training.framework=megatron-lm");
   CHECK(deepspeed["workload"]["tasks"].get<int>() > megatron["workload"]["tasks"].get<int>());
-  const auto overridden = run_json(yaml, "--set workload.merge_kernels=false --set workload.training.attention=flash "
+  const auto overridden = test::run_job_yaml(yaml, "--set workload.merge_kernels=false --set workload.training.attention=flash "
                                          "--set workload.training.grad_accumulation_fusion=true --set workload.parallel.dp_overlap=true "
                                          "--set workload.training.host.sync_timers=false --set workload.training.host.forward_op_us=31 "
                                          "--set workload.training.host.backward_op_us=43");
@@ -253,8 +247,8 @@ workload:
   training: {global_batch: 8, micro_batch: 1, dtype: fp8}
   parallel: {tp: 1, pp: 1, dp: 8}
 )";
-  const auto fp8 = run_json(yaml);
-  const auto bf16 = run_json(yaml, "--set workload.training.dtype=bf16");
+  const auto fp8 = test::run_job_yaml(yaml);
+  const auto bf16 = test::run_job_yaml(yaml, "--set workload.training.dtype=bf16");
   const auto& kinds = fp8["training"]["gpu_seconds_by_kind"];
   REQUIRE(kinds.contains("fp8_cast"));
   CHECK(kinds["fp8_cast"].get<double>() > 0);

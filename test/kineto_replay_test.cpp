@@ -1,6 +1,7 @@
 // How a Kineto step is replayed: from the state it started in (work carried in from the step
 // before), with blocking calls as waits on the GPU, so that a faster GPU shortens a GPU-bound step
 // and barely moves a host-bound one.
+#include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/kineto_events.hpp"
 #include "support/temp_files.hpp"
@@ -20,11 +21,8 @@ namespace k = echo::test::kineto;
 namespace {
 
 nlohmann::json run_json(const TempDir& dir, const std::string& file, const std::string& extra = "") {
-  const auto r = run_cli("run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: [" + file + "]" + extra + "}\n") +
-                         " --json -q");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
+  return echo::test::run_cli_json(
+      "run " + dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 1}\nworkload: {kineto: [" + file + "]" + extra + "}\n") + " --json -q");
 }
 
 std::int64_t iteration_ns(const TempDir& dir, const std::string& file, const std::string& extra = "") {

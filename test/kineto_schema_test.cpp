@@ -1,6 +1,7 @@
 // Kineto traces as PyTorch wrote them over the years: the 1.8 / 1.9 schema, traces without
 // ProfilerStep, PyTorch <= 2.1 traces whose NCCL kernels carry no process-group fields, unknown
 // element types — each a hand-made fixture of that variant.
+#include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/kineto_events.hpp"
 #include "support/temp_files.hpp"
@@ -37,10 +38,8 @@ Imported import(const TempDir& dir, const std::vector<std::string>& files) {
 }
 
 nlohmann::json run_json(const TempDir& dir, const std::string& workload, const std::string& name = "job.yaml") {
-  const auto r = run_cli("run " + dir.file(name, "platform: {preset: dgx-a100, nodes: 1}\nworkload: " + workload + "\n") + " --json -q");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out);
+  return echo::test::run_cli_json("run " + dir.file(name, "platform: {preset: dgx-a100, nodes: 1}\nworkload: " + workload + "\n") +
+                                  " --json -q");
 }
 
 const trace::Task* find_task(const trace::RankTemplate& t, const std::string& prefix) {

@@ -1,5 +1,6 @@
 // `echo-des run` end to end: exact times of the hand-computable examples, the JSON and timeline
 // outputs, determinism, and every bad input ending with a clear message and exit code 2.
+#include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/headless_browser.hpp"
 #include "support/temp_files.hpp"
@@ -19,12 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-json run_json(const std::string& args) {
-  const auto r = run_cli("run " + args + " --json -q");
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  return json::parse(r.out);
-}
+json run_json(const std::string& args) { return echo::test::run_cli_json("run " + args + " --json -q"); }
 
 const std::string kPlatform = ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml";
 
