@@ -106,24 +106,35 @@ const std::map<std::string, ClusterSpec>& presets() {
     // AWS p5.48xlarge: 32 EFA interfaces of 100 Gb/s (3,200 Gb/s), four behind each GPU's PCIe
     // switch. EFA's SRD sprays a flow over paths, so a GPU's four NICs act as one pipe of 400 Gb/s
     // (the platform writes one link per GPU of their summed rate).
+    // EFA's SRD transport through libfabric (aws-ofi-nccl) is slower per message than InfiniBand
+    // verbs: each network hop costs 20.7 us more than NCCL's figure, fitted on the 2-node NCCL 2.22
+    // AllReduce table of ../shared/data/collectives (sizes to 32 KiB), its 2.20 and tuner-plugin
+    // tables held out (docs/validation.md).
     ClusterSpec p5 = h100;
+    p5.calibration["nccl.extra_hop_us.net"] = "20.7";
     p5.preset = "aws-p5";
     p5.cpu = "amd";
     p5.nics_per_node = 32;
     p5.nic_bw = "100Gbps";
     p5.source = "AWS EC2 P5 instance page: p5.48xlarge, 8x H100 80GB (NVSwitch, 900 GB/s GPU peer-to-peer), "
                 "3,200 Gbps EFAv2 (32 network cards), 3rd-gen AMD EPYC";
-    p5.approximation = "a GPU's 4 EFA NICs as one link of their summed rate; EFA's latency as InfiniBand's (NCCL's figures)";
+    p5.approximation = "a GPU's 4 EFA NICs as one link of their summed rate; EFA's per-hop latency fitted on 2 nodes";
     t["aws-p5"] = p5;
 
     // GCP A3 Mega (a3-megagpu-8g): 8x 200 Gb/s NICs for the GPUs (1,600 Gb/s, GPUDirect-TCPXO over
     // Ethernet), Intel Sapphire Rapids hosts.
+    // GPUDirect-TCPXO carries NCCL's traffic over TCP through a receive-data-path offload: a network
+    // hop costs 48.5 us more than InfiniBand's (sizes to 32 KiB) and the NICs sustain 83% of their
+    // line rate (sizes from 1 GiB). Both fitted on the one 2-node AllReduce table there is: no table
+    // is held out, so these are fit figures, not predictions (docs/validation.md).
     ClusterSpec a3mega = h100;
+    a3mega.calibration["nccl.extra_hop_us.net"] = "48.5";
+    a3mega.calibration["nccl.efficiency.net"] = "0.83";
     a3mega.preset = "gcp-a3-mega";
     a3mega.nic_bw = "200Gbps";
     a3mega.source = "Google Cloud GPU machine types: a3-megagpu-8g, 8x H100 80GB, 8x 200 Gbps GPU NICs "
                     "(GPUDirect-TCPXO), 4th-gen Intel Xeon";
-    a3mega.approximation = "GPUDirect-TCPXO's Ethernet transport as InfiniBand (NCCL's figures)";
+    a3mega.approximation = "GPUDirect-TCPXO as InfiniBand with its hop latency and NIC efficiency fitted on one 2-node table";
     t["gcp-a3-mega"] = a3mega;
 
     ClusterSpec h800 = h100;  // export variant: 8 NVLink links instead of 18
