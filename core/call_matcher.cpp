@@ -92,14 +92,16 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
                                                 std::uint64_t seq) {
   const Key key{comm, 0, seq};
   sg4::ConditionVariablePtr finished = first_arrival_signal(collectives_, key);
+  // Planned before the call is made: a call no algorithm can run is never left half made for a
+  // member that arrives before the run stops (actors woken at the same instant run on).
+  const CallPlan* plan = finished ? &plans_.collective(comm, task, folded(comm)) : nullptr;
   auto [it, fresh] = collectives_.try_emplace(key);
   Call& call = it->second;
   if (fresh) {
-    const CallPlan& plan = plans_.collective(comm, task, folded(comm));
     call.finished = std::move(finished);
     call.comm = comm;
-    start(call, plan);
-    call.choice = &plan.choice;
+    start(call, *plan);
+    call.choice = &plan->choice;
     call.first_task = &task;
     call.first_rank = rank;
   } else if (!same_call(*call.first_task, task)) {
@@ -115,12 +117,13 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
                                               std::uint32_t dst, std::uint64_t seq) {
   const Key key{src, dst, seq};
   sg4::ConditionVariablePtr finished = first_arrival_signal(transfers_, key);
+  const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
+  const CallPlan* plan = finished ? &plans_.transfer(src, dst, task.bytes, comm) : nullptr;  // as for collectives
   auto [it, fresh] = transfers_.try_emplace(key);
   Call& call = it->second;
   if (fresh) {
     call.finished = std::move(finished);
-    const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
-    start(call, plans_.transfer(src, dst, task.bytes, comm));
+    start(call, *plan);
     call.first_task = &task;
     call.first_rank = rank;
   } else if (call.first_task->bytes != task.bytes) {

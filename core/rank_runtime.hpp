@@ -4,6 +4,7 @@
 // Everything per task lives in the shared RankProgram; this stays small (O(streams + slots)).
 #include "workloads/rank_program.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 
 #include <algorithm>
@@ -19,11 +20,8 @@ public:
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
       : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
         needs_(program.streams.size(), workloads::StreamPosition{kNotWaiting, 0}),
-        overlap_signal_(simgrid::s4u::ConditionVariable::create()), active_by_slot_(slots, 0),
-        exposed_by_slot_s_(slots, 0.0) {
-    for (std::size_t s = 0; s < program.streams.size(); ++s)
-      dependency_signal_.push_back(simgrid::s4u::ConditionVariable::create());
-  }
+        waiting_actor_(program.streams.size(), nullptr), overlap_signal_(simgrid::s4u::ConditionVariable::create()),
+        active_by_slot_(slots, 0), exposed_by_slot_s_(slots, 0.0) {}
 
   std::uint32_t rank() const { return rank_; }
   const workloads::RankProgram& program() const { return *program_; }
@@ -50,16 +48,23 @@ public:
   static std::uint64_t transfer_number(std::uint64_t seq) { return seq & ((std::uint64_t{1} << kTransferCommShift) - 1); }
 
   // Streams of this rank wait for each other's tasks (CUDA events, in effect). A waiting stream
-  // names the one (stream, position) it needs next and sleeps on its own signal; a finishing
-  // stream wakes only the streams whose need it met, never the others (no spurious wake-ups).
-  simgrid::s4u::ConditionVariable& dependency_signal(std::uint32_t stream) { return *dependency_signal_[stream]; }
-  void wait_on(std::uint32_t stream, workloads::StreamPosition need) { needs_[stream] = need; ++dependency_waiters; }
-  void stop_waiting(std::uint32_t stream) { needs_[stream].stream = kNotWaiting; --dependency_waiters; }
-  // Calls `wake(stream)` for every stream whose need is met now that `finished` advanced.
+  // names the one (stream, position) it needs next and the actor that waits; a finishing stream
+  // wakes only the streams whose need it met, never the others (no spurious wake-ups).
+  void wait_on(std::uint32_t stream, workloads::StreamPosition need, simgrid::s4u::Actor* actor) {
+    needs_[stream] = need;
+    waiting_actor_[stream] = actor;
+    ++dependency_waiters;
+  }
+  void stop_waiting(std::uint32_t stream) {
+    needs_[stream].stream = kNotWaiting;
+    waiting_actor_[stream] = nullptr;
+    --dependency_waiters;
+  }
+  // Calls `wake(actor)` for every waiting stream whose need is met now that `finished` advanced.
   template <class Wake> void wake_satisfied(std::uint32_t finished, Wake&& wake) const {
     for (std::uint32_t s = 0; s < needs_.size(); ++s)
       if (needs_[s].stream == finished && done_[finished] > needs_[s].position)
-        wake(s);
+        wake(*waiting_actor_[s]);
   }
   std::uint32_t dependency_waiters = 0;
 
@@ -173,7 +178,7 @@ private:
   PairCounters send_seq_, recv_seq_;
   static constexpr std::uint32_t kNotWaiting = ~0u;
   std::vector<workloads::StreamPosition> needs_;  // per stream: what it waits for, or kNotWaiting
-  std::vector<simgrid::s4u::ConditionVariablePtr> dependency_signal_;
+  std::vector<simgrid::s4u::Actor*> waiting_actor_;  // per stream: its actor while it waits, or null
   simgrid::s4u::ConditionVariablePtr overlap_signal_;
   double slowdown_s_ = 0.0;
   int active_compute_ = 0, active_comm_ = 0, active_host_ = 0, active_carry_in_ = 0;
