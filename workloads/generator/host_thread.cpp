@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
 namespace echo::workloads {
 
@@ -64,23 +63,30 @@ public:
 
   void finish() {
     pay("host after the last launch");
-    // Tasks in their new order, numbered by position.
-    std::unordered_map<TaskId, TaskId> renumbered;
+    // Tasks in their new order, numbered by position. Ids are dense (GPU tasks, then host tasks),
+    // so the renumbering is a table; the tasks are moved, not copied (a template holds ~10^5).
+    std::vector<TaskId> renumbered(next_id_, kNoTask);
     for (std::size_t k = 0; k < order_.size(); ++k)
       renumbered[order_[k]] = static_cast<TaskId>(k);
-    std::unordered_map<TaskId, std::vector<TaskId>> gated_by;
-    for (auto [task, host] : gates_)
-      gated_by[task].push_back(host);
+    const int gpu_tasks = tmpl_.tasks_size();
+    std::vector<trace::Task*> gpu(static_cast<std::size_t>(gpu_tasks));
+    tmpl_.mutable_tasks()->ExtractSubrange(0, gpu_tasks, gpu.data());
     google::protobuf::RepeatedPtrField<trace::Task> out;
+    out.Reserve(static_cast<int>(order_.size()));
+    auto gate = gates_.begin();  // in issue order, as GPU tasks are in order_
     for (TaskId id : order_) {
-      trace::Task t = id < static_cast<TaskId>(tmpl_.tasks_size()) ? tmpl_.tasks(static_cast<int>(id)) : host_tasks_.at(id);
-      if (const auto g = gated_by.find(id); g != gated_by.end())
-        for (TaskId h : g->second)
-          t.add_deps(h);
-      t.set_id(renumbered.at(id));
-      for (auto& d : *t.mutable_deps())
-        d = renumbered.at(d);
-      *out.Add() = std::move(t);
+      trace::Task* t = nullptr;
+      if (id < static_cast<TaskId>(gpu_tasks)) {
+        t = gpu[id];
+        for (; gate != gates_.end() && gate->first == id; ++gate)
+          t->add_deps(gate->second);
+      } else {
+        t = new trace::Task(std::move(host_tasks_[id - gpu_tasks]));
+      }
+      t->set_id(renumbered[id]);
+      for (auto& d : *t->mutable_deps())
+        d = renumbered[d];
+      out.AddAllocated(t);
     }
     tmpl_.mutable_tasks()->Swap(&out);
   }
@@ -101,7 +107,7 @@ private:
   }
 
   trace::Task& host_task(const std::string& name, double seconds) {
-    trace::Task& t = host_tasks_[next_id_];
+    trace::Task& t = host_tasks_.emplace_back();
     t.set_id(next_id_);
     t.set_stream(host_stream_);
     t.set_name(name.substr(0, 120));
@@ -125,7 +131,7 @@ private:
   double unpaid_s_ = 0;  // launch cost not yet in a host task
   TaskId next_id_;
   TaskId last_host_ = kNoTask;
-  std::unordered_map<TaskId, trace::Task> host_tasks_;
+  std::vector<trace::Task> host_tasks_;  // ids from the template's size on, in order
   std::vector<std::pair<TaskId, TaskId>> gates_;  // GPU task, the host task it waits for
   std::vector<TaskId> order_;
 };

@@ -8,13 +8,19 @@ namespace echo::workloads {
 
 std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
   const int n = tmpl.tasks_size();
-  std::unordered_map<std::uint64_t, int> index_of;
+  // Generated templates number their tasks by position; any other numbering goes through a map.
+  bool by_position = true;
+  for (int i = 0; i < n && by_position; ++i)
+    by_position = tmpl.tasks(i).id() == static_cast<std::uint64_t>(i);
+  std::unordered_map<std::uint64_t, int> index_map;
+  if (!by_position)
+    for (int i = 0; i < n; ++i)
+      index_map[tmpl.tasks(i).id()] = i;
+  auto index_of = [&](std::uint64_t id) { return by_position ? static_cast<int>(id) : index_map.at(id); };
   std::vector<bool> waited_on(static_cast<std::size_t>(n), false);
-  for (int i = 0; i < n; ++i)
-    index_of[tmpl.tasks(i).id()] = i;
   for (const trace::Task& t : tmpl.tasks())
     for (std::uint64_t d : t.deps())
-      waited_on[static_cast<std::size_t>(index_of.at(d))] = true;
+      waited_on[static_cast<std::size_t>(index_of(d))] = true;
 
   // Walk each stream in order; `open[s]` is the merged task a run on stream s is growing.
   std::vector<int> open(static_cast<std::size_t>(tmpl.streams_size()), -1);
@@ -48,7 +54,7 @@ std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
     if (merged_count[static_cast<std::size_t>(i)] > 0)
       t.set_name(t.name() + " +" + std::to_string(merged_count[static_cast<std::size_t>(i)]) + " kernels");
     for (auto& d : *t.mutable_deps()) {
-      const int at = index_of.at(d);
+      const int at = index_of(d);
       if (absorbed_by[static_cast<std::size_t>(at)] >= 0)
         d = tmpl.tasks(absorbed_by[static_cast<std::size_t>(at)]).id();
     }
