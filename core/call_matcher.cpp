@@ -64,7 +64,7 @@ void CallMatcher::Call::commit(std::uint32_t step, double serialize_s) {
   std::vector<std::uint32_t>& finished_now = matcher->commit_scratch_;
   finished_now.clear();
   matcher->steps_timed_ += run->commit(step, serialize_s, finished_now);
-  if (!finished_now.empty())
+  if (!finished_now.empty() && finished)
     finished->notify_all();
 }
 
@@ -81,24 +81,28 @@ std::string CallMatcher::describe(const Key& key, bool transfer) const {
          std::to_string(RankRuntime::transfer_number(seq));
 }
 
-// The signal a new call's members wait on. Creating it is a simcall, during which other actors
-// run, so it is made before the call is entered in the table: from then on, until the entry is
-// filled in, nothing may yield (a later arrival would find it half made).
-sg4::ConditionVariablePtr CallMatcher::first_arrival_signal(const CallTable& table, const Key& key) {
-  return table.count(key) ? nullptr : sg4::ConditionVariable::create();
+// The signal a call's members wait on, made when the first member has to wait: most calls never
+// make one (a folded TP call is timed as its one simulated member arrives). Creating it is a
+// simcall, during which other actors run and may make one too; the first made is kept. Nothing
+// is lost meanwhile: the waiter checks its finish under the mutex before it waits.
+sg4::ConditionVariable& CallMatcher::signal_of(Call& call) {
+  if (!call.finished) {
+    sg4::ConditionVariablePtr made = sg4::ConditionVariable::create();
+    if (!call.finished)
+      call.finished = std::move(made);
+  }
+  return *call.finished;
 }
 
 CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank, const ProgramTask& task, std::uint32_t comm,
                                                 std::uint64_t seq) {
   const Key key{comm, 0, seq};
-  sg4::ConditionVariablePtr finished = first_arrival_signal(collectives_, key);
   // Planned before the call is made: a call no algorithm can run is never left half made for a
   // member that arrives before the run stops (actors woken at the same instant run on).
-  const CallPlan* plan = finished ? &plans_.collective(comm, task, folded(comm)) : nullptr;
+  const CallPlan* plan = collectives_.count(key) == 0 ? &plans_.collective(comm, task, folded(comm)) : nullptr;
   auto [it, fresh] = collectives_.try_emplace(key);
   Call& call = it->second;
   if (fresh) {
-    call.finished = std::move(finished);
     call.comm = comm;
     start(call, *plan);
     call.choice = &plan->choice;
@@ -116,13 +120,11 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
 CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src,
                                               std::uint32_t dst, std::uint64_t seq) {
   const Key key{src, dst, seq};
-  sg4::ConditionVariablePtr finished = first_arrival_signal(transfers_, key);
   const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
-  const CallPlan* plan = finished ? &plans_.transfer(src, dst, task.bytes, comm) : nullptr;  // as for collectives
+  const CallPlan* plan = transfers_.count(key) == 0 ? &plans_.transfer(src, dst, task.bytes, comm) : nullptr;  // as for collectives
   auto [it, fresh] = transfers_.try_emplace(key);
   Call& call = it->second;
   if (fresh) {
-    call.finished = std::move(finished);
     start(call, *plan);
     call.first_task = &task;
     call.first_rank = rank;
@@ -138,7 +140,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
 void CallMatcher::arrive(Call& call, std::uint32_t member) {
   finished_scratch_.clear();
   steps_timed_ += call.run->arrive(member, sg4::Engine::get_clock(), finished_scratch_);
-  if (std::any_of(finished_scratch_.begin(), finished_scratch_.end(), [&](std::uint32_t m) { return m != member; }))
+  if (call.finished && std::any_of(finished_scratch_.begin(), finished_scratch_.end(), [&](std::uint32_t m) { return m != member; }))
     call.finished->notify_all();
 }
 
@@ -146,7 +148,7 @@ double CallMatcher::await(CallTable& table, CallTable::iterator it, std::uint32_
   Call& call = it->second;
   arrive(call, member);
   if (!call.run->finish_known(member))
-    wait_until_done(*call.finished, mutex_, [&] { return call.run->finish_known(member); });
+    wait_until_done(signal_of(call), mutex_, [&] { return call.run->finish_known(member); });
   const double finish_s = call.run->finish_s(member);
   consume(table, it);
   return finish_s;

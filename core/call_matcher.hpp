@@ -92,7 +92,7 @@ private:
     const workloads::ProgramTask* first_task = nullptr;  // what the first member called
     std::uint32_t first_rank = 0;
     std::uint32_t consumed = 0;
-    simgrid::s4u::ConditionVariablePtr finished;         // members whose finish is unknown wait here
+    simgrid::s4u::ConditionVariablePtr finished;         // members whose finish is unknown wait here (made by the first)
 
     std::uint64_t id() const override { return call_id; }
     const std::shared_ptr<const collectives::Schedule>& schedule() const override { return plan->schedule; }
@@ -105,7 +105,7 @@ private:
   std::string describe(const Key& key, bool transfer) const;
 
   using CallTable = std::map<Key, Call>;
-  static simgrid::s4u::ConditionVariablePtr first_arrival_signal(const CallTable& table, const Key& key);
+  static simgrid::s4u::ConditionVariable& signal_of(Call& call);
   CallTable::iterator open_collective(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t comm,
                                       std::uint64_t seq);
   CallTable::iterator open_transfer(std::uint32_t rank, const workloads::ProgramTask& task, std::uint32_t src, std::uint32_t dst,
