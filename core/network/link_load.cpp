@@ -28,8 +28,8 @@ bool LinkLoad::contended(LinkId id, CallId call, double t) const {
   for (CallId other : it->second.claims)
     if (other != call && pending_(other))
       return true;
-  return std::any_of(it->second.bookings.begin(), it->second.bookings.end(),
-                     [&](const Booking& b) { return b.call != call && b.left > t; });
+  return std::any_of(it->second.latest.begin(), it->second.latest.end(),
+                     [&](const std::pair<CallId, double>& l) { return l.first != call && l.second > t; });
 }
 
 std::uint32_t LinkLoad::sharers(LinkId id, CallId call, double t) const {
@@ -44,11 +44,27 @@ std::uint32_t LinkLoad::sharers(LinkId id, CallId call, double t) const {
 }
 
 void LinkLoad::book(LinkId id, CallId call, double start, double left, double now) {
-  auto& bookings = links_[id].bookings;
-  if (bookings.size() >= 32)
+  Link& link = links_[id];
+  auto& bookings = link.bookings;
+  if (bookings.size() >= link.forget_at) {
     bookings.erase(std::remove_if(bookings.begin(), bookings.end(), [&](const Booking& b) { return b.left <= now; }),
                    bookings.end());
+    link.latest.clear();
+    for (const Booking& b : bookings)
+      raise_latest(link, b.call, b.left);
+    link.forget_at = std::max<std::size_t>(32, 2 * bookings.size());
+  }
   bookings.push_back({start, left, call});
+  raise_latest(link, call, left);
+}
+
+void LinkLoad::raise_latest(Link& link, CallId call, double left) {
+  for (auto& [c, latest] : link.latest)
+    if (c == call) {
+      latest = std::max(latest, left);
+      return;
+    }
+  link.latest.emplace_back(call, left);
 }
 
 } // namespace echo::core::network

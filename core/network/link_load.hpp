@@ -49,7 +49,15 @@ private:
   struct Link {
     std::vector<CallId> claims;
     std::vector<Booking> bookings;
+    // Per call with bookings here, the latest end among them: contended() asks only that, and a
+    // long call books hundreds of steps ahead on one link (a 256-member ring) for a few calls.
+    std::vector<std::pair<CallId, double>> latest;
+    // Bookings that ended are forgotten when the list doubles (amortised), not on every booking:
+    // every query asks about now or later, where an ended booking counts for nothing anyway.
+    std::size_t forget_at = 32;
   };
+  static void raise_latest(Link& link, CallId call, double left);
+
   Pending pending_;
   std::unordered_map<LinkId, Link> links_;
 };
