@@ -99,16 +99,17 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   const Key key{comm, 0, seq};
   // Planned before the call is made: a call no algorithm can run is never left half made for a
   // member that arrives before the run stops (actors woken at the same instant run on).
-  const CallPlan* plan = collectives_.count(key) == 0 ? &plans_.collective(comm, task, folded(comm)) : nullptr;
-  auto [it, fresh] = collectives_.try_emplace(key);
-  Call& call = it->second;
-  if (fresh) {
+  auto it = collectives_.lower_bound(key);
+  if (it == collectives_.end() || it->first != key) {
+    const CallPlan& plan = plans_.collective(comm, task, folded(comm));
+    it = collectives_.try_emplace(it, key);
+    Call& call = it->second;
     call.comm = comm;
-    start(call, *plan);
-    call.choice = &plan->choice;
+    start(call, plan);
+    call.choice = &plan.choice;
     call.first_task = &task;
     call.first_rank = rank;
-  } else if (!same_call(*call.first_task, task)) {
+  } else if (const Call& call = it->second; !same_call(*call.first_task, task)) {
     throw UserError(workload_.source, 0,
                     "members of one collective disagree on " + describe(key, false) + ": " + call_summary(call.first_rank, *call.first_task) +
                         ", but " + call_summary(rank, task),
@@ -120,15 +121,16 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
 CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, const ProgramTask& task, std::uint32_t src,
                                               std::uint32_t dst, std::uint64_t seq) {
   const Key key{src, dst, seq};
-  const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
-  const CallPlan* plan = transfers_.count(key) == 0 ? &plans_.transfer(src, dst, task.bytes, comm) : nullptr;  // as for collectives
-  auto [it, fresh] = transfers_.try_emplace(key);
-  Call& call = it->second;
-  if (fresh) {
-    start(call, *plan);
+  auto it = transfers_.lower_bound(key);
+  if (it == transfers_.end() || it->first != key) {  // planned before it is made, as a collective
+    const std::int32_t comm = task.slot < workload_.slots.size() ? workload_.communicator(rank, task.slot) : -1;
+    const CallPlan& plan = plans_.transfer(src, dst, task.bytes, comm);
+    it = transfers_.try_emplace(it, key);
+    Call& call = it->second;
+    start(call, plan);
     call.first_task = &task;
     call.first_rank = rank;
-  } else if (call.first_task->bytes != task.bytes) {
+  } else if (const Call& call = it->second; call.first_task->bytes != task.bytes) {
     throw UserError(workload_.source, 0,
                     "the two sides of a " + describe(key, true) + " disagree on the size: " +
                         call_summary(call.first_rank, *call.first_task) + ", but " + call_summary(rank, task),

@@ -1,22 +1,17 @@
 #include "workloads/generator/kernel_merge.hpp"
 
+#include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace echo::workloads {
 
 std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
   const int n = tmpl.tasks_size();
-  // Generated templates number their tasks by position; any other numbering goes through a map.
-  bool by_position = true;
-  for (int i = 0; i < n && by_position; ++i)
-    by_position = tmpl.tasks(i).id() == static_cast<std::uint64_t>(i);
-  std::unordered_map<std::uint64_t, int> index_map;
-  if (!by_position)
-    for (int i = 0; i < n; ++i)
-      index_map[tmpl.tasks(i).id()] = i;
-  auto index_of = [&](std::uint64_t id) { return by_position ? static_cast<int>(id) : index_map.at(id); };
+  for (int i = 0; i < n; ++i)
+    if (tmpl.tasks(i).id() != static_cast<std::uint64_t>(i))
+      throw std::logic_error("merge_kernel_runs: task ids must be their positions (template " + tmpl.name() + ")");
+  auto index_of = [](std::uint64_t id) { return static_cast<int>(id); };
   std::vector<bool> waited_on(static_cast<std::size_t>(n), false);
   for (const trace::Task& t : tmpl.tasks())
     for (std::uint64_t d : t.deps())

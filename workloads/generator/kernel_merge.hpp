@@ -10,6 +10,7 @@
 
 namespace echo::workloads {
 
+// The template's task ids are their positions, as ProgramBuilder and add_host_thread leave them.
 // Returns how many tasks were folded away.
 std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category);
 
