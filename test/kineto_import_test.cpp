@@ -165,6 +165,16 @@ TEST_CASE("bad Kineto input: a clear message and exit code 2") {
   CHECK(missing.code == 2);
 }
 
+TEST_CASE("a Kineto id beyond a 64-bit integer is no id, never a cast past the range") {
+  // Fuzz finding (UBSan): a launch's correlation of 10^70 was cast from double to int64. The
+  // launch then matches no kernel, and the rest of the trace imports.
+  TempDir dir;
+  const auto r = run_cli("import kineto " + std::string(ECHO_SOURCE_DIR) + "/test/fuzz/seeds/kineto/correlation-past-int64.json -o " +
+                         (dir / "o.pb"));
+  CHECK(r.code == 0);
+  CHECK(r.out.find("0 kernels and 1 collectives") != std::string::npos);
+}
+
 TEST_CASE("Kineto cuda_sync events give the exact waits, and send / recv kernels become transfers") {
   // Stream 7 runs gemm_a (launch corr 1) and gemm_b (corr 4, after the event record corr 2);
   // stream 20 waits on the event (corr 3) before copy_c (corr 5): it needs gemm_a, not gemm_b.

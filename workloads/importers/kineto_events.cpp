@@ -63,6 +63,13 @@ double number(sj::ondemand::value v) {
   return 0;
 }
 
+// A JSON number as an id or count; -1 where it is none or lies beyond a 64-bit integer (casting
+// such a double is undefined: fuzz finding, a correlation of 10^70).
+std::int64_t whole(sj::ondemand::value v) {
+  const double d = number(v);
+  return std::fabs(d) < 9.2e18 ? static_cast<std::int64_t>(d) : -1;
+}
+
 // PyTorch writes some integers as strings ("Dst Rank": "3", "tid": "25738"); -1 when not a number.
 std::int64_t integer(sj::ondemand::value v) {
   std::string_view s;
@@ -71,7 +78,7 @@ std::int64_t integer(sj::ondemand::value v) {
     const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), out);
     return error == std::errc() ? out : -1;
   }
-  return static_cast<std::int64_t>(number(v));
+  return whole(v);
 }
 
 // The schema's spelling of a category, as the current one spells it.
@@ -153,9 +160,9 @@ void read_args(sj::ondemand::object& args, Args& out, bool want_inputs) {
   for (auto a : args) {
     const std::string_view k = a.unescaped_key();
     if (k == "correlation")
-      g.correlation = static_cast<std::int64_t>(number(a.value()));
+      g.correlation = whole(a.value());
     else if (k == "stream")
-      g.stream = static_cast<std::int64_t>(number(a.value()));
+      g.stream = whole(a.value());
     else if (k == "Collective name")
       g.collective = std::string(text(a.value()));
     else if (k == "In msg nelems")
@@ -175,11 +182,11 @@ void read_args(sj::ondemand::object& args, Args& out, bool want_inputs) {
     else if (k == "Rank")
       g.peer_rank = integer(a.value());
     else if (k == "wait_on_stream")
-      g.wait_on_stream = static_cast<std::int64_t>(number(a.value()));
+      g.wait_on_stream = whole(a.value());
     else if (k == "wait_on_cuda_event_record_corr_id")
-      g.wait_on_record = static_cast<std::int64_t>(number(a.value()));
+      g.wait_on_record = whole(a.value());
     else if (k == "wait_on_cuda_event_id")
-      g.wait_on_event = static_cast<std::int64_t>(number(a.value()));
+      g.wait_on_event = whole(a.value());
     else if (k == "Record function id")
       out.record_function = integer(a.value());
     else if (k == "External id")
