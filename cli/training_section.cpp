@@ -166,6 +166,8 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
   read_flag(p, "dp_overlap", spec.dp_overlap, "true overlaps the gradient buckets with the backward pass", file);
   read_flag(p, "p2p_overlap", spec.p2p_overlap,
             "true lets a pipeline stage go on while its sends wait for the neighbour", file);
+  read_flag(p, "tp_overlap", spec.tp_overlap,
+            "true overlaps the sequence-parallel AllGathers and ReduceScatters with their GEMMs (userbuffers)", file);
   if (p["schedule"]) {
     const std::string s = one_of(p["schedule"], "schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, file);
     spec.schedule = s == "gpipe" ? PipelineSchedule::gpipe : s == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;

@@ -9,7 +9,8 @@ Datasets and how a row becomes a job (each dataset's framework recipe, as its so
   attention without FlashAttention, gradients all-reduced after the backward pass, GPT-2 vocabulary.
 - dgxc: NVIDIA's DGX-Cloud H100 benchmarks (NeMo / Megatron-Core): bf16 or fp8, sequence
   parallelism with TP, the distributed optimizer, overlapped gradient reduction, the recipe's
-  recompute, context / expert / virtual-pipeline parallelism as listed.
+  recompute, context / expert / virtual-pipeline parallelism as listed, TP communication overlap
+  (userbuffers) where the recipe turns it on.
 - foundry: llm-foundry's MPT runs on A100: pure FSDP (FULL_SHARD: ZeRO-3), bf16, activation
   checkpointing as listed, MPT's 50,368-token vocabulary, and MPT's Triton FlashAttention (the
   benchmark script's default `--attn_impl triton`: attention `flash1`).
@@ -89,6 +90,10 @@ def dgxc_rows():
                     "zero": 1, "dp_overlap": "true"}
         if vp > 1:
             parallel.update({"schedule": "interleaved-1f1b", "virtual_stages": vp, "p2p_overlap": "true"})
+        # ub_tp_comm_overlap, as each recipe sets it: true in llama3.1_70b.yaml, llama3.1_405b.yaml and
+        # nemotron4-15b-synth.yaml; false in grok1_314b.yaml and nemotron4-340b-synth.yaml (8B: tp 1).
+        if tp > 1 and (r["model"] in ("Llama3.1-70B", "Nemotron4-15B") or r["model"].startswith("Llama3.1-405B")):
+            parallel["tp_overlap"] = "true"
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
         training["recompute"] = recompute

@@ -337,6 +337,70 @@ TEST_CASE("MoE with TP and SP: the EP AllToAll carries the rank's own tokens, th
   CHECK(bytes.size() == 3);  // no gather of the layer's input nor reduction of its output besides
 }
 
+TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chunks, the ReduceScatters go in 4 splits") {
+  // Per template: the TP collectives' bytes by op, and the GEMMs by name.
+  struct Program {
+    std::map<std::string, double> bytes;
+    std::map<std::string, int> count;
+    std::map<std::string, const trace::Task*> by_name;
+    GeneratedJob g;
+  };
+  auto generate = [](bool overlap) {
+    TrainingJob job = small_job(4, 1, 2);
+    job.parallel.sequence_parallel = true;
+    job.parallel.tp_overlap = overlap;
+    job.merge_kernels = false;
+    check_training_job(job, 8, *gpu_preset("h100"));
+    auto p = std::make_unique<Program>();
+    p->g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    for (const auto& t : p->g.trace.templates(0).tasks()) {
+      p->by_name[t.name()] = &t;
+      if (t.has_collective() && t.collective().comm() == "tp") {
+        p->bytes[trace::CollectiveOp_Name(t.collective().op())] += t.collective().bytes();
+        ++p->count[trace::CollectiveOp_Name(t.collective().op())];
+      }
+    }
+    return p;
+  };
+  const auto plain = generate(false), overlapped = generate(true);
+  // The same bytes cross the TP group either way.
+  CHECK(overlapped->bytes["ALL_GATHER"] == doctest::Approx(plain->bytes["ALL_GATHER"]));
+  CHECK(overlapped->bytes["REDUCE_SCATTER"] == doctest::Approx(plain->bytes["REDUCE_SCATTER"]));
+  // Per layer and micro-batch: 4 gathers (2 forward, 2 row-parallel input gradients) become 3
+  // ring passes each; 2 ReduceScatters become 4 splits each; the backward's 2 re-gathers and
+  // 2 input-gradient ReduceScatters (already beside their GEMMs) stay.
+  const int layer_passes = 8 * 24;  // micro-batches x layers
+  CHECK(plain->count["ALL_GATHER"] == layer_passes * 6 + 16);  // and the LM head's input, forward and backward
+  CHECK(overlapped->count["ALL_GATHER"] == plain->count["ALL_GATHER"] + layer_passes * 4 * (3 - 1));
+  CHECK(overlapped->count["REDUCE_SCATTER"] == plain->count["REDUCE_SCATTER"] + layer_passes * 2 * 3);
+  // The QKV GEMM runs in tp chunks of tokens / tp rows: the first at once, each next one after
+  // the ring pass that brought its shard.
+  const trace::Task* qkv = plain->by_name.at("layer0.qkv");
+  CHECK(!overlapped->by_name.count("layer0.qkv"));
+  for (int i = 0; i < 4; ++i) {
+    const trace::Task* chunk = overlapped->by_name.at("layer0.qkv.chunk" + std::to_string(i));
+    CHECK(chunk->compute().duration_ns() < qkv->compute().duration_ns());
+    bool waits_for_ring = false;
+    for (std::uint64_t d : chunk->deps())
+      for (const auto& t : overlapped->g.trace.templates(0).tasks())
+        if (t.id() == d && t.name() == "layer0.attention.input.allgather.ring" + std::to_string(i))
+          waits_for_ring = true;
+    CHECK(waits_for_ring == (i > 0));
+  }
+  // Simulated, on layers large enough for it to pay (hidden 8192 over TP 8; on small GEMMs the
+  // chunks' launches and their smaller tiles cost more than the overlap wins, as on real GPUs): the
+  // TP communication the layers wait for shrinks, the forward's most of all.
+  const std::string job = "platform: {preset: dgx-h100, nodes: 1}\nworkload:\n"
+                          "  model: {layers: 2, hidden: 8192, heads: 64, ffn_hidden: 28672, vocab: 32000, seq_len: 4096}\n"
+                          "  training: {global_batch: 4, micro_batch: 1}\n"
+                          "  parallel: {tp: 8, dp: 1, sequence_parallel: true}\n";
+  const auto without = test::run_job_yaml(job), with = test::run_job_yaml(job, "--set workload.parallel.tp_overlap=true");
+  CHECK(with["breakdown"]["exposed_comm_s"]["tp"].get<double>() < 0.75 * without["breakdown"]["exposed_comm_s"]["tp"].get<double>());
+  CHECK(with["breakdown"]["compute_s"].get<double>() > without["breakdown"]["compute_s"].get<double>());  // chunked GEMMs
+  CHECK(with["iteration_time_s"].get<double>() < without["iteration_time_s"].get<double>());
+  CHECK(with["workload"]["settings"]["parallel.tp_overlap"] == "true");
+}
+
 TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
   // How many of a stage's sends some computation waits for, and how many sends there are.
   auto held = [](bool overlap, int stage = 0) {
@@ -507,6 +571,12 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
   CHECK(run_error(kSmallJob, "--set workload.trace=x.pb").find("belongs to a traced workload") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.order=tp-pp-tp").find("parallel.order") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.p2p_overlap=sometimes").find("p2p_overlap") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=sometimes").find("tp_overlap") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=true --set workload.parallel.sequence_parallel=false")
+            .find("parallel.tp_overlap needs tensor parallelism with sequence parallelism (tp 2, sequence_parallel false)") !=
+        std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=true --set workload.parallel.tp=1 --set workload.parallel.dp=4")
+            .find("parallel.tp_overlap needs tensor parallelism") != std::string::npos);
   // The platform's GPU must be one the compute model knows, and the platform must say which.
   CHECK(run_error(kSmallJob, "--set platform.gpu=V100-SXM2-32GB").find("GPU `V100-SXM2-32GB` has no compute preset") !=
         std::string::npos);

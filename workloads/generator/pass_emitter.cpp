@@ -9,7 +9,8 @@ std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(
 } // namespace
 
 PassEmitter::PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank)
-    : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank), zero3_(shapes.job->parallel.zero == 3) {}
+    : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank), zero3_(shapes.job->parallel.zero == 3),
+      tp_overlap_(shapes.job->parallel.tp_overlap && shapes.sequence_parallel && shapes.tp > 1) {}
 
 TaskId PassEmitter::kernel(const KernelOp& op) {
   const TaskId id = b_.compute(streams::compute, op, model_.time_s(op));
@@ -70,6 +71,38 @@ void PassEmitter::tp_gather_input(const std::string& name) {
     wait_for(tp_collective(name + ".allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes));
 }
 
+// Userbuffers' ring exchange (parallel.tp_overlap): the GEMM runs in tp chunks of rows, the first on
+// the rank's own shard, each next one on the shard the neighbour has just passed on, the passing
+// beside the GEMM. A pass moves one shard per rank; it is timed as an AllGather of tp - 1 shards'
+// output, which moves exactly that.
+void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k) {
+  const double tp = s_.tp, rows = s_.tokens / tp, part = s_.tokens * s_.hidden * s_.element_bytes / (tp - 1);
+  const TaskId input_ready = last_kernel_;
+  std::vector<TaskId> passed;
+  for (std::uint32_t i = 1; i < s_.tp; ++i)
+    passed.push_back(
+        b_.collective(streams::tp, gather + ".ring" + std::to_string(i), trace::ALL_GATHER, "tp", part, {input_ready}));
+  gemm(name + ".chunk0", rows, n, k);
+  for (std::uint32_t i = 1; i < s_.tp; ++i) {
+    wait_for(passed[i - 1]);
+    gemm(name + ".chunk" + std::to_string(i), rows, n, k);
+  }
+}
+
+// Userbuffers' pipelined ReduceScatter (parallel.tp_overlap): the row-parallel GEMM runs in
+// Transformer Engine's default 4 splits of rows, each split's partial sums reduce-scattered while
+// the next computes; the layer goes on when the last has.
+void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k) {
+  constexpr std::uint32_t kSplits = 4;
+  const double bytes = s_.tokens * s_.hidden * s_.element_bytes / kSplits;
+  TaskId reduced = kNoTask;
+  for (std::uint32_t i = 0; i < kSplits; ++i) {
+    gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k);
+    reduced = tp_collective(name + ".reducescatter" + std::to_string(i), trace::REDUCE_SCATTER, bytes);
+  }
+  wait_for(reduced);
+}
+
 void PassEmitter::tp_reduce_output(const std::string& name) {
   if (s_.tp <= 1)
     return;
@@ -116,10 +149,15 @@ void PassEmitter::column_parallel_backward(const std::string& name, double in, d
 
 void PassEmitter::row_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
   // The backward of a ReduceScatter is an AllGather of the output gradient.
-  tp_gather_input(name + ".grad");
   const double rows = s_.tokens / batch;
-  fp8_cast(name + ".grad", rows * out * batch);
-  gemm(name + ".dgrad", rows, in, out, batch);
+  if (tp_overlap_ && batch == 1) {
+    fp8_cast(name + ".grad", rows * out);
+    ring_exchange_gemm(name + ".grad.allgather", name + ".dgrad", in, out);
+  } else {
+    tp_gather_input(name + ".grad");
+    fp8_cast(name + ".grad", rows * out * batch);
+    gemm(name + ".dgrad", rows, in, out, batch);
+  }
   gemm(name + ".wgrad", in, out, rows, batch);
   if (biased)
     bias_grad(name, out);
@@ -220,13 +258,23 @@ void PassEmitter::mlp_forward(const std::string& p) {
   if (s_.moe)
     return moe_forward(p);
   const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
-  tp_gather_input(p + "mlp.input");
-  fp8_cast(p + "mlp.up.input", t * h);
-  gemm(p + "mlp.up", t, s_.ffn_local * (s_.swiglu ? 2 : 1), h);
+  const double up = s_.ffn_local * (s_.swiglu ? 2 : 1);
+  if (tp_overlap_) {
+    fp8_cast(p + "mlp.up.input", t * h);
+    ring_exchange_gemm(p + "mlp.input.allgather", p + "mlp.up", up, h);
+  } else {
+    tp_gather_input(p + "mlp.input");
+    fp8_cast(p + "mlp.up.input", t * h);
+    gemm(p + "mlp.up", t, up, h);
+  }
   memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
   fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
-  gemm(p + "mlp.down", t, h, s_.ffn_local);
-  tp_reduce_output(p + "mlp.down");
+  if (tp_overlap_) {
+    gemm_reduce_scatter(p + "mlp.down", h, s_.ffn_local);
+  } else {
+    gemm(p + "mlp.down", t, h, s_.ffn_local);
+    tp_reduce_output(p + "mlp.down");
+  }
 }
 
 void PassEmitter::mlp_backward(const std::string& p) {
@@ -305,15 +353,24 @@ void PassEmitter::layer_forward(const std::string& p) {
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   gather_parameters(p);
   memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
-  tp_gather_input(p + "attention.input");
-  fp8_cast(p + "qkv.input", t * h);
-  gemm(p + "qkv", t, qkv, h);
+  if (tp_overlap_) {
+    fp8_cast(p + "qkv.input", t * h);
+    ring_exchange_gemm(p + "attention.input.allgather", p + "qkv", qkv, h);
+  } else {
+    tp_gather_input(p + "attention.input");
+    fp8_cast(p + "qkv.input", t * h);
+    gemm(p + "qkv", t, qkv, h);
+  }
   if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
-  gemm(p + "attention.out", t, h, s_.heads_local * s_.head_dim);
-  tp_reduce_output(p + "attention.out");
+  if (tp_overlap_) {
+    gemm_reduce_scatter(p + "attention.out", h, s_.heads_local * s_.head_dim);
+  } else {
+    gemm(p + "attention.out", t, h, s_.heads_local * s_.head_dim);
+    tp_reduce_output(p + "attention.out");
+  }
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
   memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
   mlp_forward(p);

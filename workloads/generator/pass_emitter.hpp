@@ -5,6 +5,9 @@
 //    of KV send/recv with context parallelism), output GEMM, TP AllReduce (ReduceScatter with
 //    sequence parallelism), dropout + residual, norm, MLP (or router, permutation, AllToAll
 //    dispatch, grouped expert GEMMs, AllToAll combine), TP reduction, dropout + residual;
+//  - with parallel.tp_overlap (userbuffers), the SP AllGathers before the QKV and MLP-up GEMMs
+//    (and before the row-parallel input-gradient GEMMs) pass shard by shard beside the GEMM's
+//    chunks, and the ReduceScatters after the output and MLP-down GEMMs are pipelined over splits;
 //  - backward: two GEMMs per forward GEMM; the input-gradient reduction of a column-parallel layer
 //    runs on the TP stream while its weight-gradient GEMM computes (Megatron's async TP
 //    AllReduce); recompute per the job's mode;
@@ -74,6 +77,10 @@ private:
   TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
+  // parallel.tp_overlap: the SP AllGather `gather` passed shard by shard beside the GEMM's chunks;
+  // a row-parallel GEMM's ReduceScatter pipelined over its splits.
+  void ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k);
+  void gemm_reduce_scatter(const std::string& name, double n, double k);
   // Backward of a column-parallel linear: dgrad, its input-gradient reduction async on the TP
   // stream while the wgrad GEMM runs.
   void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
@@ -118,6 +125,7 @@ private:
   TaskId last_kernel_ = kNoTask;
   TaskId layer_first_kernel_ = kNoTask;  // ZeRO-3 prefetch anchor: first kernel of the previous layer
   bool zero3_ = false;
+  bool tp_overlap_ = false;  // userbuffers (parallel.tp_overlap, with sequence parallelism)
   std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once
   bool accumulating_ = false;                  // this backward adds to gradients of earlier micro-batches
   bool sixteen_bit_ = false;                   // GEMMs stay in 16 bits (SixteenBit)

@@ -101,6 +101,7 @@ Settings resolved_settings(const TrainingJob& job) {
   count("parallel.zero", p.zero);
   add("parallel.dp_overlap", word(p.dp_overlap));
   add("parallel.p2p_overlap", word(p.p2p_overlap));
+  add("parallel.tp_overlap", word(p.tp_overlap));
   add("parallel.bucket_mb", number(p.bucket_mb));
   add("parallel.order", p.order);
   add("merge_kernels", word(job.merge_kernels));

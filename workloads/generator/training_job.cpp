@@ -112,6 +112,11 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
   require(m.seq_len % (2 * p.cp) == 0 || p.cp == 1, job,
           "cp (" + num(p.cp) + ") needs seq_len (" + num(m.seq_len) + ") divisible by 2 x cp",
           "context parallelism splits each sequence into 2 x cp chunks for load balance");
+  require(!p.tp_overlap || (p.tp > 1 && p.sequence_parallel), job,
+          "parallel.tp_overlap needs tensor parallelism with sequence parallelism (tp " + num(p.tp) + ", sequence_parallel " +
+              (p.sequence_parallel ? "true" : "false") + ")",
+          "userbuffers overlap the sequence-parallel AllGathers and ReduceScatters: set sequence_parallel: true and tp > 1, "
+          "or tp_overlap: false");
   require(!p.sequence_parallel || m.seq_len / p.cp % p.tp == 0, job,
           "sequence parallelism needs the local sequence (" + num(m.seq_len / p.cp) + ") divisible by tp (" + num(p.tp) + ")",
           "adjust seq_len or tp");

@@ -50,6 +50,11 @@ struct ParallelSpec {
   // default, a device synchronize) hold a stage until its sends are received: the next pass starts
   // only after the neighbour took the tensor. true: `--overlap-p2p-communication`, sends run beside.
   bool p2p_overlap = false;
+  // Transformer Engine's userbuffers (Megatron's `--tp-comm-overlap`, NeMo's `ub_tp_comm_overlap`):
+  // the sequence-parallel AllGather before a column-parallel GEMM (and before a row-parallel
+  // input-gradient GEMM) runs as a ring exchange beside the GEMM's chunks, and the ReduceScatter
+  // after a row-parallel GEMM is pipelined over its chunks. Needs sequence parallelism.
+  bool tp_overlap = false;
   double bucket_mb = 25;           // MiB of gradients per DP bucket
   std::string order = "tp-cp-ep-dp-pp";
 };
