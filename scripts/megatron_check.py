@@ -39,17 +39,20 @@ def job_yaml(row):
     # A100 (2021) runs: full recomputation (the table's note), Megatron-LM of 2021: fp16, attention
     # without FlashAttention, gradients all-reduced after the backward pass (no overlap, no
     # distributed optimizer). H100 (2024) runs: Megatron-Core with FlashAttention, sequence
-    # parallelism, selective recomputation, the distributed optimizer and overlapped reduction.
+    # parallelism, selective recomputation, the distributed optimizer and overlapped reduction, and
+    # (the README's "fine-grained overlapping": --overlap-grad-reduce --overlap-param-gather
+    # --tp-comm-overlap) TP communication overlap.
     recompute = "full" if a100 else "selective"
     sp = "false" if a100 or int(row["tp"]) == 1 else "true"
     attention = "unfused" if a100 else "flash"
     dtype = "fp16" if a100 else "bf16"
     zero, overlap = ("0", "false") if a100 else ("1", "true")
+    tp_overlap = "true" if sp == "true" else "false"
     return f"""platform: {{preset: {preset}, nodes: {nodes}}}
 workload:
   model: {{layers: {row['layers']}, hidden: {row['hidden']}, heads: {row['heads']}, vocab: {row['vocab']}, seq_len: {row['seq_len']}}}
   training: {{global_batch: {row['global_batch']}, micro_batch: 1, dtype: {dtype}, recompute: {recompute}, attention: {attention}}}
-  parallel: {{tp: {row['tp']}, pp: {row['pp']}, dp: {row['dp']}, sequence_parallel: {sp}, zero: {zero}, dp_overlap: {overlap}}}
+  parallel: {{tp: {row['tp']}, pp: {row['pp']}, dp: {row['dp']}, sequence_parallel: {sp}, zero: {zero}, dp_overlap: {overlap}, tp_overlap: {tp_overlap}}}
 """
 
 
