@@ -103,6 +103,24 @@ void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double 
   wait_for(reduced);
 }
 
+void PassEmitter::column_parallel_forward(const std::string& input, const std::string& name, double out) {
+  const double t = s_.tokens, h = s_.hidden;
+  if (tp_overlap_) {
+    fp8_cast(name + ".input", t * h);
+    return ring_exchange_gemm(input + ".allgather", name, out, h);
+  }
+  tp_gather_input(input);
+  fp8_cast(name + ".input", t * h);
+  gemm(name, t, out, h);
+}
+
+void PassEmitter::row_parallel_forward(const std::string& name, double in) {
+  if (tp_overlap_)
+    return gemm_reduce_scatter(name, s_.hidden, in);
+  gemm(name, s_.tokens, s_.hidden, in);
+  tp_reduce_output(name);
+}
+
 void PassEmitter::tp_reduce_output(const std::string& name) {
   if (s_.tp <= 1)
     return;
@@ -257,24 +275,11 @@ void PassEmitter::attention_backward(const std::string& prefix) {
 void PassEmitter::mlp_forward(const std::string& p) {
   if (s_.moe)
     return moe_forward(p);
-  const double h = s_.hidden, t = s_.tokens, e = s_.element_bytes;
-  const double up = s_.ffn_local * (s_.swiglu ? 2 : 1);
-  if (tp_overlap_) {
-    fp8_cast(p + "mlp.up.input", t * h);
-    ring_exchange_gemm(p + "mlp.input.allgather", p + "mlp.up", up, h);
-  } else {
-    tp_gather_input(p + "mlp.input");
-    fp8_cast(p + "mlp.up.input", t * h);
-    gemm(p + "mlp.up", t, up, h);
-  }
+  const double t = s_.tokens, e = s_.element_bytes;
+  column_parallel_forward(p + "mlp.input", p + "mlp.up", s_.ffn_local * (s_.swiglu ? 2 : 1));
   memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
   fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
-  if (tp_overlap_) {
-    gemm_reduce_scatter(p + "mlp.down", h, s_.ffn_local);
-  } else {
-    gemm(p + "mlp.down", t, h, s_.ffn_local);
-    tp_reduce_output(p + "mlp.down");
-  }
+  row_parallel_forward(p + "mlp.down", s_.ffn_local);
 }
 
 void PassEmitter::mlp_backward(const std::string& p) {
@@ -353,24 +358,12 @@ void PassEmitter::layer_forward(const std::string& p) {
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   gather_parameters(p);
   memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
-  if (tp_overlap_) {
-    fp8_cast(p + "qkv.input", t * h);
-    ring_exchange_gemm(p + "attention.input.allgather", p + "qkv", qkv, h);
-  } else {
-    tp_gather_input(p + "attention.input");
-    fp8_cast(p + "qkv.input", t * h);
-    gemm(p + "qkv", t, qkv, h);
-  }
+  column_parallel_forward(p + "attention.input", p + "qkv", qkv);
   if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
-  if (tp_overlap_) {
-    gemm_reduce_scatter(p + "attention.out", h, s_.heads_local * s_.head_dim);
-  } else {
-    gemm(p + "attention.out", t, h, s_.heads_local * s_.head_dim);
-    tp_reduce_output(p + "attention.out");
-  }
+  row_parallel_forward(p + "attention.out", s_.heads_local * s_.head_dim);
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
   memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
   mlp_forward(p);

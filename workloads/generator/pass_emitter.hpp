@@ -77,6 +77,10 @@ private:
   TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
+  // A column-parallel linear's forward over hidden-wide input `input` (SP gather, FP8 cast, GEMM);
+  // a row-parallel one's (GEMM, TP reduction) back to hidden.
+  void column_parallel_forward(const std::string& input, const std::string& name, double out);
+  void row_parallel_forward(const std::string& name, double in);
   // parallel.tp_overlap: the SP AllGather `gather` passed shard by shard beside the GEMM's chunks;
   // a row-parallel GEMM's ReduceScatter pipelined over its splits.
   void ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k);
