@@ -49,9 +49,9 @@ std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
     if (merged_count[static_cast<std::size_t>(i)] > 0)
       t.set_name(t.name() + " +" + std::to_string(merged_count[static_cast<std::size_t>(i)]) + " kernels");
     for (auto& d : *t.mutable_deps()) {
-      const int at = index_of(d);
-      if (absorbed_by[static_cast<std::size_t>(at)] >= 0)
-        d = tmpl.tasks(absorbed_by[static_cast<std::size_t>(at)]).id();
+      const int head = absorbed_by[static_cast<std::size_t>(index_of(d))];
+      if (head >= 0)
+        d = static_cast<std::uint64_t>(head);  // ids are positions
     }
     *kept.Add() = std::move(t);
   }

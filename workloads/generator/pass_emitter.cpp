@@ -73,10 +73,10 @@ void PassEmitter::tp_gather_input(const std::string& name) {
 
 // Userbuffers' ring exchange (parallel.tp_overlap): the GEMM runs in tp chunks of rows, the first on
 // the rank's own shard, each next one on the shard the neighbour has just passed on, the passing
-// beside the GEMM. A pass moves one shard per rank; it is timed as an AllGather of tp - 1 shards'
-// output, which moves exactly that.
+// beside the GEMM. A pass moves one shard of the gathered [tokens x k] input per rank; it is timed
+// as an AllGather of tp - 1 shards' output, which moves exactly that.
 void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k) {
-  const double tp = s_.tp, rows = s_.tokens / tp, part = s_.tokens * s_.hidden * s_.element_bytes / (tp - 1);
+  const double tp = s_.tp, rows = s_.tokens / tp, part = s_.tokens * k * s_.element_bytes / (tp - 1);
   const TaskId input_ready = last_kernel_;
   std::vector<TaskId> passed;
   for (std::uint32_t i = 1; i < s_.tp; ++i)
@@ -94,7 +94,7 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
 // the next computes; the layer goes on when the last has.
 void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k) {
   constexpr std::uint32_t kSplits = 4;
-  const double bytes = s_.tokens * s_.hidden * s_.element_bytes / kSplits;
+  const double bytes = s_.tokens * n * s_.element_bytes / kSplits;  // a split's [tokens / 4 x n] partial sums
   TaskId reduced = kNoTask;
   for (std::uint32_t i = 0; i < kSplits; ++i) {
     gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k);
