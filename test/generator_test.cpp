@@ -337,6 +337,43 @@ TEST_CASE("MoE with TP and SP: the EP AllToAll carries the rank's own tokens, th
   CHECK(bytes.size() == 3);  // no gather of the layer's input nor reduction of its output besides
 }
 
+TEST_CASE("context parallelism: each ring step copies its halves out, the forward merges, the backward accumulates") {
+  // Transformer Engine's AttnFuncWithCPAndKVP2P (TE 1.11) with cp 2: rank 0's step 1 takes the
+  // second half of its Q, rank 1's the first half of the KV block it received (gpt3-1.3b has as
+  // many KV heads as heads, so a KV block is twice a Q block).
+  TrainingJob job = small_job(1, 1, 1);
+  job.parallel.cp = 2;
+  job.merge_kernels = false;
+  check_training_job(job, 2, *gpu_preset("h100"));
+  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+  REQUIRE(g.trace.templates_size() == 2);
+  std::map<std::string, double> us[2];
+  for (int r = 0; r < 2; ++r) {
+    CHECK(g.trace.templates(r).name() == "stage0.cp" + std::to_string(r));
+    for (const auto& t : g.trace.templates(r).tasks())
+      if (t.has_compute() && t.name().rfind("layer0.", 0) == 0)
+        us[r].emplace(t.name().substr(7), t.compute().duration_ns() / 1e3);  // the first micro-batch's
+  }
+  for (int r = 0; r < 2; ++r) {
+    CAPTURE(r);
+    // Step 0 works on whole local blocks: nothing to copy out in the forward.
+    CHECK(!us[r].count("attention.step0.inputs"));
+    for (const char* k : {"attention.step1.inputs", "attention.merge", "attention.bwd.kv_copy", "attention.bwd.step0.inputs",
+                          "attention.bwd.step0.accumulate", "attention.bwd.step1.inputs", "attention.bwd.step1.accumulate"}) {
+      INFO(k);
+      CHECK(us[r].count(k) == 1);
+    }
+  }
+  // Memory-bound, so the times follow the bytes: rank 1 copies a KV half-block pair (twice rank
+  // 0's Q half), and merges two whole steps where rank 0 merges one and a half.
+  const double overhead = ComputeModel::kKernelOverheadS * 1e6;
+  CHECK((us[1]["attention.step1.inputs"] - overhead) == doctest::Approx(2 * (us[0]["attention.step1.inputs"] - overhead)).epsilon(0.01));
+  CHECK((us[1]["attention.merge"] - overhead) == doctest::Approx((1 + 5 * 2.0) / (1 + 5 * 1.5) * (us[0]["attention.merge"] - overhead)).epsilon(0.01));
+  // Rank 0's backward step 1 copies three Q halves (q, out, dout) and zeroes a half dq_.
+  CHECK((us[0]["attention.bwd.step1.inputs"] - overhead) ==
+        doctest::Approx(3.5 / 1.0 * (us[0]["attention.bwd.step0.inputs"] - overhead)).epsilon(0.01));
+}
+
 TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chunks, the ReduceScatters go in 4 splits") {
   // Per template: the TP collectives' bytes by op, and the GEMMs by name.
   struct Program {

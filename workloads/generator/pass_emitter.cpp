@@ -237,31 +237,70 @@ KernelOp PassEmitter::fused_attention(KernelShape shape) const {
   return op;
 }
 
+// Context parallelism as Transformer Engine runs it (AttnFuncWithCPAndKVP2P, TE 1.11, causal
+// with load-balanced halves: a rank holds chunks r and 2cp-1-r of the sequence). Step 0 is the
+// local causal block; a later step i uses the whole local Q with the first half of the block
+// received when i <= rank, else the second half of Q with the whole block: the same work either
+// way. Each half is copied out (`.contiguous()`) first. The forward merges the steps' outputs by
+// their softmax statistics at the end; the backward accumulates dQ and dKV after every step.
+double PassEmitter::cp_step_q_share(std::uint32_t step) const { return step == 0 || step <= cp_rank_ ? 1.0 : 0.5; }
+
+void PassEmitter::cp_step_inputs(const std::string& name, std::uint32_t step, bool backward) {
+  const double q = q_block_bytes(), kv = kv_block_bytes();
+  double bytes = 0;
+  if (step > 0)  // a half read and written: its tensor's size; the backward also halves out and dout
+    bytes += step <= cp_rank_ ? kv : (backward ? 3 : 1) * q;
+  if (backward)
+    bytes += cp_step_q_share(step) * q;  // dq_ = zeros_like(q_)
+  if (bytes > 0)
+    memory(name + ".inputs", trace::MEMCPY, bytes);
+}
+
+void PassEmitter::cp_step_accumulate(const std::string& name, std::uint32_t step) {
+  // Step 0 copies into dq / dkv (read, write); later steps add (read both, write).
+  const double passes = step == 0 ? 2 : 3;
+  const double kv_share = step > 0 && step <= cp_rank_ ? 0.5 : 1.0;
+  memory(name + ".accumulate", trace::ELEMENTWISE,
+         passes * (cp_step_q_share(step) * q_block_bytes() + kv_share * kv_block_bytes()));
+}
+
 void PassEmitter::attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes) {
   // Ring attention: each step computes with the KV block at hand while passing it on; a step
   // needs the block the previous one received.
   const std::uint32_t cp = s_.job->parallel.cp;
+  const bool backward = op.shape == KernelShape::attention_backward;
   const std::uint32_t next = (cp_rank_ + 1) % cp, prev = (cp_rank_ + cp - 1) % cp;
+  if (cp > 1 && backward)
+    memory(name + ".kv_copy", trace::MEMCPY, 2 * kv_block_bytes());  // the ring's first send buffer
   TaskId received = kNoTask;
+  double merged_q_share = 0;
   for (std::uint32_t step = 0; step < cp; ++step) {
     TaskId got = kNoTask;
     if (step + 1 < cp) {
       b_.send(streams::cp_send, block + ".send", "cp", next, block_bytes, {step == 0 ? last_kernel_ : received});
       got = b_.recv(streams::cp_recv, block + ".recv", "cp", prev, block_bytes);
     }
-    op.name = name + (cp > 1 ? ".step" + std::to_string(step) : "");
+    const std::string step_name = name + (cp > 1 ? ".step" + std::to_string(step) : "");
+    op.name = step_name;
     wait_for(received);
+    if (cp > 1)
+      cp_step_inputs(step_name, step, backward);
     kernel(op);
+    if (cp > 1 && backward)
+      cp_step_accumulate(step_name, step);
+    merged_q_share += cp > 1 ? cp_step_q_share(step) : 0;
     received = got;
   }
+  // The forward's merge: out = zeros_like(q), then per step out += out_step * exp(lse_step - lse)
+  // (the product read and written, out read twice and written): 1 + 5 passes over each step's Q.
+  if (cp > 1 && !backward)
+    memory(name + ".merge", trace::ELEMENTWISE, (1 + 5 * merged_q_share) * q_block_bytes());
 }
 
 void PassEmitter::attention_forward(const std::string& prefix) {
   if (s_.job->training.attention == AttentionKernel::unfused)
     return unfused_attention(prefix, false);
   attention_ring(fused_attention(KernelShape::attention_forward), prefix + "attention", prefix + "kv", kv_block_bytes());
-  if (s_.job->parallel.cp > 1)
-    memory(prefix + "attention.merge", trace::ELEMENTWISE, s_.tokens * s_.heads_local * s_.head_dim * 4 * 2);
 }
 
 void PassEmitter::attention_backward(const std::string& prefix) {

@@ -106,6 +106,12 @@ private:
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
   void attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes);
+  // Transformer Engine's context-parallel bookkeeping around a ring step (cp > 1): the halves a
+  // step works on made contiguous before it, the backward's dQ / dKV accumulation after it.
+  void cp_step_inputs(const std::string& name, std::uint32_t step, bool backward);
+  void cp_step_accumulate(const std::string& name, std::uint32_t step);
+  double cp_step_q_share(std::uint32_t step) const;
+  double q_block_bytes() const { return s_.tokens * s_.heads_local * s_.head_dim * s_.element_bytes; }
   void attention_forward(const std::string& prefix);
   void unfused_attention(const std::string& prefix, bool backward);
   void attention_backward(const std::string& prefix);
