@@ -76,6 +76,11 @@ public:
   void set_base_latency(double seconds) { base_latency_s_ = seconds; }
   double base_latency_s() const { return base_latency_s_; }
 
+  // Every member's timeline equals the steps' member's (collectives/member_projection.hpp): a
+  // step's arrival at its peer also stands for the member's own incoming step.
+  void mark_symmetric() { symmetric_ = true; }
+  bool symmetric() const { return symmetric_; }
+
   std::uint32_t members() const { return members_; }
   const std::vector<Step>& steps() const { return steps_; }
   std::span<const StepDep> deps(const Step& s) const {
@@ -99,6 +104,7 @@ private:
   std::uint32_t members_;
   double base_latency_s_ = 0.0;
   double barrier_s_ = -1.0;
+  bool symmetric_ = false;
   std::vector<Step> steps_;
   std::vector<StepDep> deps_;
   Index index_;

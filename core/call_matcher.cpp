@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace echo::core {
 
@@ -40,18 +41,19 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
                          const platforms::Cluster& platform, const network::NetworkModelInfo& network)
     : workload_(workload), mutex_(sg4::Mutex::create()), network_(network.make(network::NetworkContext{platform, mutex_})),
-      plans_(workload, model, network.runs_steps) {}
+      plans_(workload, model, network.runs_steps), platform_(platform), sender_links_only_(network.sender_links_only) {}
 
-void CallMatcher::start(Call& call, const CallPlan& plan) {
+void CallMatcher::start(Call& call, const CallPlan& plan, std::shared_ptr<const collectives::Schedule> timed) {
   call.call_id = next_call_id_++;
   call.matcher = this;
   call.plan = &plan;
+  call.timed = std::move(timed);
   call.choice = nullptr;
   calls_too_large_ += plan.too_large ? 1 : 0;
   call.gate.call = &call;
   // A barrier (no steps) has nothing to put on the links.
-  call.on_network = !plan.schedule->steps().empty();
-  call.run = std::make_unique<ScheduleRun>(plan.schedule, call.on_network ? &call.gate : nullptr);
+  call.on_network = !call.timed->steps().empty();
+  call.run = std::make_unique<ScheduleRun>(call.timed, call.on_network ? &call.gate : nullptr);
   if (call.on_network)
     network_->open(call);
 }
@@ -102,10 +104,20 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   auto it = collectives_.lower_bound(key);
   if (it == collectives_.end() || it->first != key) {
     const CallPlan& plan = plans_.collective(comm, task, folded(comm));
+    // A call its members all mirror: one member's steps stand for all, where the schedule is
+    // symmetric (its other members' steps would repeat them on links nothing else uses).
+    std::shared_ptr<const collectives::Schedule> timed = plan.schedule;
+    bool projected = false;
+    if (!folded(comm) && one_member_times_all(rank, comm))
+      if (const auto& own = plans_.projection(comm, task, workload_.member_index(rank, task.slot))) {
+        timed = own;
+        projected = true;
+      }
     it = collectives_.try_emplace(it, key);
     Call& call = it->second;
     call.comm = comm;
-    start(call, plan);
+    start(call, plan, std::move(timed));
+    call.projected = projected;
     call.choice = &plan.choice;
     call.first_task = &task;
     call.first_rank = rank;
@@ -127,7 +139,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     const CallPlan& plan = plans_.transfer(src, dst, task.bytes, comm);
     it = transfers_.try_emplace(it, key);
     Call& call = it->second;
-    start(call, plan);
+    start(call, plan, plan.schedule);
     call.first_task = &task;
     call.first_rank = rank;
   } else if (const Call& call = it->second; call.first_task->bytes != task.bytes) {
@@ -161,6 +173,21 @@ double CallMatcher::post_transfer(std::uint32_t rank, const ProgramTask& task, s
   arrive(it->second, 0);
   consume(transfers_, it);
   return sg4::Engine::get_clock();
+}
+
+bool CallMatcher::one_member_times_all(std::uint32_t rank, std::uint32_t comm) {
+  if (folded_.empty() || !sender_links_only_)
+    return false;
+  if (one_member_times_all_.empty())
+    one_member_times_all_.assign(workload_.communicators.size(), -1);
+  if (one_member_times_all_[comm] < 0) {
+    const workloads::CommunicatorDef& c = workload_.communicators[comm];
+    std::set<std::uint32_t> nodes;
+    one_member_times_all_[comm] = folded_.folds(c.slot) && std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) {
+                                    return folded_.representative[r] == rank && nodes.insert(platform_.node_of(r)).second;
+                                  });
+  }
+  return one_member_times_all_[comm] != 0;
 }
 
 void CallMatcher::drain() {
@@ -209,7 +236,8 @@ double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task
     std::vector<std::uint32_t> unused;
     for (std::uint32_t m = 0; m < ranks.size(); ++m)
       if (ranks[m] != rank && folded_.representative[ranks[m]] == rank) {
-        steps_timed_ += call.run->arrive(m, sg4::Engine::get_clock(), unused);
+        if (!call.projected)  // a projected call's mirrored members have no steps of their own
+          steps_timed_ += call.run->arrive(m, sg4::Engine::get_clock(), unused);
         ++call.consumed;  // a mirrored member never comes to collect its finish
       }
   }

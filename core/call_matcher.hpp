@@ -85,6 +85,8 @@ private:
     CallMatcher* matcher = nullptr;
     std::uint32_t comm = 0;     // collectives: communicator index
     const CallPlan* plan = nullptr;
+    std::shared_ptr<const collectives::Schedule> timed;  // plan's schedule, or one member's share of it
+    bool projected = false;  // timed is one member's share: the mirrored members take no steps
     const std::string* choice = nullptr;  // collectives only (send/recv are not tabulated)
     bool on_network = false;              // opened on the network model
     Gate gate;
@@ -95,7 +97,7 @@ private:
     simgrid::s4u::ConditionVariablePtr finished;         // members whose finish is unknown wait here (made by the first)
 
     std::uint64_t id() const override { return call_id; }
-    const std::shared_ptr<const collectives::Schedule>& schedule() const override { return plan->schedule; }
+    const std::shared_ptr<const collectives::Schedule>& schedule() const override { return timed; }
     const std::vector<std::uint32_t>& gpus() const override { return plan->gpus; }  // rank r runs on GPU r
     bool all_steps_timed() const override { return run->all_resolved(); }
     void commit(std::uint32_t step, double serialize_s) override;
@@ -118,7 +120,10 @@ private:
   void consume(CallTable& table, CallTable::iterator it);
   // Closes the calls every member has left once the network model has timed all their steps.
   void drain();
-  void start(Call& call, const CallPlan& plan);
+  void start(Call& call, const CallPlan& plan, std::shared_ptr<const collectives::Schedule> timed);
+  // Every member of `comm` mirrors `rank` (rank folding) and sits on a node of its own, and the
+  // network model loads only senders' links: one member's steps may stand for all.
+  bool one_member_times_all(std::uint32_t rank, std::uint32_t comm);
 
   const workloads::Workload& workload_;
   simgrid::s4u::MutexPtr mutex_;
@@ -128,6 +133,9 @@ private:
   CallTable transfers_;
   std::vector<std::pair<CallTable*, CallTable::iterator>> draining_;
   std::uint64_t next_call_id_ = 0;
+  const platforms::Cluster& platform_;
+  bool sender_links_only_ = false;               // the network model's (NetworkModelInfo)
+  std::vector<std::int8_t> one_member_times_all_;  // per communicator: -1 not known yet, else 0 / 1
   std::vector<std::uint32_t> finished_scratch_;  // arrive()'s
   std::vector<std::uint32_t> commit_scratch_;    // Call::commit()'s
   std::uint64_t steps_timed_ = 0;

@@ -1,5 +1,6 @@
 #include "core/call_plans.hpp"
 
+#include "collectives/member_projection.hpp"
 #include "core/collective_timing.hpp"
 #include "core/trace_names.hpp"
 
@@ -47,6 +48,10 @@ collectives::Plan CallPlans::fill(CallPlan& slot, collectives::CollectiveCall ca
 }
 
 const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& task, bool folded) {
+  return planned(comm, task, folded);
+}
+
+CallPlan& CallPlans::planned(std::uint32_t comm, const ProgramTask& task, bool folded) {
   auto& slot = collectives_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)];
   if (!slot.schedule) {
     collectives::CollectiveCall call;
@@ -59,6 +64,18 @@ const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& tas
                               static_cast<float>(plan.channels), static_cast<float>(task.bytes)};
   }
   return slot;
+}
+
+const std::shared_ptr<const collectives::Schedule>& CallPlans::projection(std::uint32_t comm, const ProgramTask& task,
+                                                                         std::uint32_t member) {
+  // A folded slot's calls are planned with steps here (they are not timed in closed form).
+  CallPlan& slot = planned(comm, task, false);
+  if (!slot.projection_tried) {
+    slot.projection_tried = true;
+    if (std::optional<collectives::Schedule> own = collectives::project_onto_member(*slot.schedule, member))
+      slot.projection = std::make_shared<const collectives::Schedule>(std::move(*own));
+  }
+  return slot.projection;
 }
 
 const CallPlan& CallPlans::transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm) {

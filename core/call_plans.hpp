@@ -20,6 +20,10 @@ struct CallPlan {
   bool too_large = false;           // ran as one barrier: too many steps to build
   std::string choice;               // Plan::describe()
   std::vector<float> slowdown_features;
+  // One member's share of the schedule when it is rotation-symmetric (member_projection.hpp), for
+  // calls whose members all mirror that member's rank; null when it is not. Made on first use.
+  std::shared_ptr<const collectives::Schedule> projection;
+  bool projection_tried = false;
 };
 
 class CallPlans {
@@ -33,6 +37,10 @@ public:
   // (rank_folding.hpp), so its schedule would play out as the closed form says: a barrier.
   // References live as long as this object.
   const CallPlan& collective(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
+  // The plan of collective() timed for one member on behalf of all (every member mirrors
+  // `member`'s rank): its projection, or null when the schedule is not symmetric.
+  const std::shared_ptr<const collectives::Schedule>& projection(std::uint32_t comm, const workloads::ProgramTask& task,
+                                                                std::uint32_t member);
   // A send/recv on communicator `comm` (-1: none known, the two alone).
   const CallPlan& transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm);
   // Op, algorithm, protocol, channels and bytes of the call `task` makes on `comm`; for a send /
@@ -40,6 +48,7 @@ public:
   const std::vector<float>& features(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
 
 private:
+  CallPlan& planned(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
   // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan.
   collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) const;
 

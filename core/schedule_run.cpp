@@ -90,7 +90,8 @@ void ScheduleRun::fix(std::uint32_t step, double serialize_s, std::vector<std::u
   const double left = std::max(start_s_[step] + serialize_s, left_s_[step]);
   left_s_[step] = left;
   ++resolved_;
-  finish_s_[s.member] = std::max(finish_s_[s.member], left);
+  // A symmetric schedule's member also receives, as its peer does, at left + latency.
+  finish_s_[s.member] = std::max(finish_s_[s.member], schedule_->symmetric() ? left + s.latency_s : left);
   finish_s_[s.peer] = std::max(finish_s_[s.peer], left + s.latency_s);
   --involved_left_[s.member];
   --involved_left_[s.peer];

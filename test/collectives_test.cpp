@@ -2,6 +2,7 @@
 // against hand-computed times, and its closed form against its own schedule.
 #include "collectives/algorithm.hpp"
 #include "collectives/hierarchical.hpp"
+#include "collectives/member_projection.hpp"
 #include "collectives/pairwise_all_to_all.hpp"
 #include "collectives/pat.hpp"
 #include "collectives/point_to_point.hpp"
@@ -127,6 +128,39 @@ TEST_CASE("a ring crosses each node boundary once, whatever order the members co
   const double expected = (8 << 20) / 50e9 + 10 * 1e-6 + 4 * 10e-6;
   CHECK(slowest(s) == doctest::Approx(expected).epsilon(1e-12));
   CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == doctest::Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("one member's share of a ring whose hops all cost the same times every member; an uneven ring or a tree has none") {
+  // Eight nodes, one member each: every hop crosses the network at the same cost.
+  const Planned even(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(8, 1), 5e-6, 1e-6, 10e-6, 40e9);
+  const auto full = collectives::RingAlgorithm().build(even.view());
+  for (std::uint32_t self : {0u, 3u}) {
+    CAPTURE(self);
+    const auto own = collectives::project_onto_member(full, self);
+    REQUIRE(own);
+    CHECK(own->symmetric());
+    CHECK(own->members() == 8);
+    CHECK(own->steps().size() * 8 == full.steps().size());
+    CHECK(std::all_of(own->steps().begin(), own->steps().end(), [&](const auto& st) { return st.member == self; }));
+    // `self` alone arriving finishes when every member of the full schedule does.
+    core::ScheduleRun run(std::make_shared<const collectives::Schedule>(*own));
+    std::vector<std::uint32_t> finished;
+    run.arrive(self, 0.0, finished);
+    REQUIRE(run.finish_known(self));
+    CHECK(run.finish_s(self) == doctest::Approx(slowest(full)).epsilon(1e-12));
+  }
+  // Two nodes of four: hops inside a node and across it differ, so the members' steps do too.
+  const Planned uneven(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(2, 4), 5e-6, 1e-6, 10e-6, 40e9);
+  CHECK(!collectives::project_onto_member(collectives::RingAlgorithm().build(uneven.view()), 0));
+  // A tree's members play different parts.
+  CHECK(!collectives::project_onto_member(collectives::TreeAlgorithm().build(even.view()), 0));
+  // Rendezvous steps wait for their peer, which would never come.
+  collectives::Schedule pair(2);
+  pair.add_step(0, 1, 1000, 1e-6, 1e-6, {}, false, true);
+  pair.add_step(1, 0, 1000, 1e-6, 1e-6, {}, false, true);
+  pair.finalize();
+  CHECK(!collectives::project_onto_member(pair, 0));
+  CHECK(!collectives::project_onto_member(collectives::Schedule::barrier(8, 1e-3), 0));
 }
 
 TEST_CASE("a stream dependency forwards unit by unit: B/bw once, a unit and a latency per hop") {

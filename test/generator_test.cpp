@@ -732,6 +732,22 @@ workload:
   CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
 }
 
+TEST_CASE("--fold all times a DP ring with one member per node by one member's steps, with every figure as unfolded") {
+  // TP 8 fills each node, so each DP ring has one member per node and hops of one cost: its
+  // members' timelines are equal, and one member's steps stand for all (member_projection.hpp).
+  // Without that, the 16 members' steps would all run: about 3x the events of this run.
+  const char* job = R"(platform: {preset: dgx-a100, nodes: 16}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 32, micro_batch: 1}
+  parallel: {tp: 8, pp: 1, dp: 16, zero: 1}
+)";
+  const auto folded = test::run_job_yaml(job, "--fold all");
+  const auto every = test::run_job_yaml(job, "--fold none");
+  CHECK(folded["simulation"]["events"].get<double>() * 200 < every["simulation"]["events"].get<double>());
+  require_same_summaries(folded, every);
+}
+
 TEST_CASE("context parallelism, expert parallelism and a two-stage interleaved pipeline all run to the end") {
   // CP: KV blocks travel around the ring while attention computes.
   const auto cp = test::run_job_yaml(R"(platform: {preset: dgx-h100, nodes: 1}

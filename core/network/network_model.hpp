@@ -60,6 +60,11 @@ struct NetworkModelInfo {
   // Whether calls run their algorithm's step schedule; false: one barrier of the closed-form time.
   bool runs_steps = true;
   std::function<std::unique_ptr<NetworkModel>(const NetworkContext&)> make;
+  // Whether a step only ever loads links of its sender's GPU or node (its NVLink port, its node's
+  // NICs), never a switch's: then the members of a call placed on distinct nodes load disjoint
+  // links, and a call every member mirrors may be timed by one member's steps
+  // (collectives/member_projection.hpp). False for models that route through shared switches.
+  bool sender_links_only = false;
 };
 
 // The registry of network models: the built-ins, then whatever a program adds.
