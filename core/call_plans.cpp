@@ -70,8 +70,9 @@ const std::shared_ptr<const collectives::Schedule>& CallPlans::projection(std::u
                                                                          std::uint32_t member) {
   // A folded slot's calls are planned with steps here (they are not timed in closed form).
   CallPlan& slot = planned(comm, task, false);
-  if (!slot.projection_tried) {
-    slot.projection_tried = true;
+  if (slot.projection_member != member) {
+    slot.projection_member = member;
+    slot.projection.reset();
     if (std::optional<collectives::Schedule> own = collectives::project_onto_member(*slot.schedule, member))
       slot.projection = std::make_shared<const collectives::Schedule>(std::move(*own));
   }

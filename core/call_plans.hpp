@@ -23,7 +23,7 @@ struct CallPlan {
   // One member's share of the schedule when it is rotation-symmetric (member_projection.hpp), for
   // calls whose members all mirror that member's rank; null when it is not. Made on first use.
   std::shared_ptr<const collectives::Schedule> projection;
-  bool projection_tried = false;
+  std::int64_t projection_member = -1;  // whose share `projection` is (-1: not tried yet)
 };
 
 class CallPlans {

@@ -130,7 +130,7 @@ TEST_CASE("a ring crosses each node boundary once, whatever order the members co
   CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == doctest::Approx(expected).epsilon(1e-12));
 }
 
-TEST_CASE("one member's share of a ring whose hops all cost the same times every member; an uneven ring or a tree has none") {
+TEST_CASE("one member's share of a ring whose hops all cost the same times every member, an uneven ring or a tree has none") {
   // Eight nodes, one member each: every hop crosses the network at the same cost.
   const Planned even(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(8, 1), 5e-6, 1e-6, 10e-6, 40e9);
   const auto full = collectives::RingAlgorithm().build(even.view());
