@@ -38,18 +38,27 @@ std::string context_factory() {
 
 } // namespace
 
-// SimGrid reads its settings from argv; give it ours, never the user's command line.
+// SimGrid reads its settings from argv; give it ours, never the user's command line. The context
+// factory must be among them: SimGrid makes the factory while it builds the engine, so setting
+// it afterwards (as this did until 2026-11-26) silently keeps the raw contexts — the sanitizer
+// suite ran on stacks AddressSanitizer cannot follow.
 std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
-  const std::string factory = context_factory();
-  static int argc = 1;
+  static std::string factory_arg;
+  factory_arg = "--cfg=contexts/factory:" + context_factory();
   static char name[] = "echo-des";
-  static char* argv[] = {name, nullptr};
+  static char quiet[] = "--log=root.thres:critical";  // read before the settings, which SimGrid logs
+  static char* argv[4];
+  argv[0] = name;
+  argv[1] = quiet;
+  argv[2] = factory_arg.data();
+  argv[3] = nullptr;
+  static int argc;
+  argc = 3;
   auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   // Quiet: our own messages say what went wrong, SimGrid's would repeat it in its own words.
   // The engine's deadlock report goes nowhere: CallMatcher names the stuck calls instead.
   xbt_log_control_set("root.thres:critical");
   xbt_log_control_set("ker_engine.app:file:/dev/null");
-  sg4::Engine::set_config("contexts/factory:" + factory);
   // Tens of thousands of actors: small stacks, no guard pages (each one costs a memory map).
   sg4::Engine::set_config(actors_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
   sg4::Engine::set_config("contexts/guard-size:0");
