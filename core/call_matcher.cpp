@@ -107,17 +107,13 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
     // A call its members all mirror: one member's steps stand for all, where the schedule is
     // symmetric (its other members' steps would repeat them on links nothing else uses).
     std::shared_ptr<const collectives::Schedule> timed = plan.schedule;
-    bool projected = false;
     if (!folded(comm) && one_member_times_all(rank, comm))
-      if (const auto& own = plans_.projection(comm, task, workload_.member_index(rank, task.slot))) {
+      if (const auto& own = plans_.projection(comm, task, workload_.member_index(rank, task.slot)))
         timed = own;
-        projected = true;
-      }
     it = collectives_.try_emplace(it, key);
     Call& call = it->second;
     call.comm = comm;
     start(call, plan, std::move(timed));
-    call.projected = projected;
     call.choice = &plan.choice;
     call.first_task = &task;
     call.first_rank = rank;
@@ -236,7 +232,7 @@ double CallMatcher::await_collective(std::uint32_t rank, const ProgramTask& task
     std::vector<std::uint32_t> unused;
     for (std::uint32_t m = 0; m < ranks.size(); ++m)
       if (ranks[m] != rank && folded_.representative[ranks[m]] == rank) {
-        if (!call.projected)  // a projected call's mirrored members have no steps of their own
+        if (!call.projected())  // a projected call's mirrored members have no steps of their own
           steps_timed_ += call.run->arrive(m, sg4::Engine::get_clock(), unused);
         ++call.consumed;  // a mirrored member never comes to collect its finish
       }

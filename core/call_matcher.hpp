@@ -86,7 +86,8 @@ private:
     std::uint32_t comm = 0;     // collectives: communicator index
     const CallPlan* plan = nullptr;
     std::shared_ptr<const collectives::Schedule> timed;  // plan's schedule, or one member's share of it
-    bool projected = false;  // timed is one member's share: the mirrored members take no steps
+    // timed is one member's share: the mirrored members take no steps of their own.
+    bool projected() const { return timed != plan->schedule; }
     const std::string* choice = nullptr;  // collectives only (send/recv are not tabulated)
     bool on_network = false;              // opened on the network model
     Gate gate;

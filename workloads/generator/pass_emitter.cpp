@@ -288,7 +288,7 @@ void PassEmitter::attention_ring(KernelOp op, const std::string& name, const std
     kernel(op);
     if (cp > 1 && backward)
       cp_step_accumulate(step_name, step);
-    merged_q_share += cp > 1 ? cp_step_q_share(step) : 0;
+    merged_q_share += cp_step_q_share(step);  // read only when cp > 1
     received = got;
   }
   // The forward's merge: out = zeros_like(q), then per step out += out_step * exp(lse_step - lse)
