@@ -139,10 +139,7 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
   }
   if (t["attention"]) {
-    const std::string a = one_of(t["attention"], "attention", {"flash", "flash1", "unfused"}, file);
-    spec.attention = a == "unfused" ? workloads::AttentionKernel::unfused
-                     : a == "flash1" ? workloads::AttentionKernel::flash1
-                                     : workloads::AttentionKernel::flash;
+    spec.attention = *workloads::parse_attention_kernel(one_of(t["attention"], "attention", workloads::attention_kernel_names(), file));
   }
   return spec;
 }

@@ -1,6 +1,7 @@
 #include "workloads/generator/compute_model.hpp"
 
 #include "base/user_error.hpp"
+#include "workloads/generator/attention_efficiency.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -23,7 +24,6 @@ struct Tile {
 constexpr Tile kTensorTiles[] = {{256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 128, 0.82}, {64, 64, 0.65}};
 constexpr Tile kSimtTiles[] = {{128, 128, 1.00}, {128, 64, 0.97}, {64, 128, 0.97}, {64, 64, 0.90}, {32, 64, 0.75}};
 constexpr double kTensorKPrologue = 128, kSimtKPrologue = 32;
-constexpr double kAttentionKeyHalf = 256;
 
 double input_bytes(DataType t) {
   switch (t) {
@@ -113,10 +113,11 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
   case KernelShape::attention_backward: {
     // Attention runs in 16-bit even in fp8 recipes (Transformer Engine's default).
     const DataType t = dtype_ == DataType::fp8 ? DataType::bf16 : dtype_;
-    const double share = op.shape == KernelShape::attention_forward ? 0.85 : 0.70;
-    const double blocks = op.batch * std::ceil(op.m / 128);
-    const double eff =
-        gpu_.gemm_share(t) * share * op.relative_speed * op.n / (op.n + kAttentionKeyHalf) * wave_fill(blocks, gpu_.sms);
+    const AttentionShape shape{op.shape == KernelShape::attention_forward, op.causal, op.n, op.k};
+    // The forward's thread blocks each take 128 query rows, the backward's 128 keys (FlashAttention-2's
+    // split of the backward over K / V blocks).
+    const double blocks = op.batch * std::ceil((shape.forward ? op.m : op.n) / 128);
+    const double eff = gpu_.gemm_share(t) * attention_efficiency(gpu_, op.attention, shape) * wave_fill(blocks, gpu_.sms);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * eff);
     const double memory = op.bytes / hbm;
     return std::max(compute, memory);

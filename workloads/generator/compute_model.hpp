@@ -9,9 +9,8 @@
 //    them in waves of one tile per SM; a last, partial wave idles the rest of the GPU;
 //  - the K loop: each tile pays a prologue and an epilogue worth ~128 steps of K.
 // So 8192^3 runs near the GPU's peak share and a GEMM with 64 rows or a short K does not.
-// FlashAttention-style kernels reach 85% (forward) and 70% (backward) of the GEMM share on long
-// sequences, less on short ones (key length / (key length + 256)): published FlashAttention-2
-// figures on A100 and H100.
+// Fused attention kernels reach the share of the GEMM share attention_efficiency.hpp gives for
+// their implementation, mask and key length (measured on Hopper), times their wave fill.
 #include "workloads/generator/gpu_specs.hpp"
 #include "workloads/generator/kernel_op.hpp"
 

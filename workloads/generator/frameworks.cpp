@@ -37,11 +37,12 @@ std::vector<Framework> table() {
   // to the host and synchronizes (megatron/core/transformer/moe/token_dispatcher.py). Its timers
   // synchronize only at log levels above the default (since 2022-08), and its cross entropy is
   // unfused unless cross_entropy_loss_fusion is set (TransformerConfig's default: false).
-  Framework megatron = framework("megatron-lm", "Megatron-LM with Megatron-Core (2023 on): FlashAttention, gradients reduced under the backward pass",
+  Framework megatron = framework("megatron-lm", "Megatron-LM with Megatron-Core (2023 on): Transformer Engine's fused attention, gradients reduced under the backward pass",
                                  "NVIDIA/Megatron-LM: megatron/core/pipeline_parallel/p2p_communication.py, "
                                  "megatron/core/optimizer/clip_grads.py, megatron/core/transformer/transformer_config.py",
                                  eager_pytorch());
   megatron.host.sync_after_p2p = megatron.host.sync_before_step = megatron.host.sync_moe_dispatch = true;
+  megatron.attention = AttentionKernel::te;  // its layer specs build Transformer Engine's DotProductAttention
   t.push_back(megatron);
 
   Framework deepspeed = framework("megatron-deepspeed", "Megatron-DeepSpeed (2022): fp16 with loss scaling, unfused softmax attention, gradients all-reduced after the backward pass",
@@ -68,6 +69,7 @@ std::vector<Framework> table() {
                              "overlap_param_sync; nemo/collections/llm/gpt/model/base.py GPTConfig: cross_entropy_loss_fusion)",
                              megatron.host);
   nemo.zero = 1;
+  nemo.attention = AttentionKernel::te;
   nemo.fused_cross_entropy = true;
   t.push_back(nemo);
 
@@ -80,6 +82,8 @@ std::vector<Framework> table() {
 
   Framework titan = framework("torchtitan", "torchtitan: FSDP2 sharding, eager mode (no torch.compile)", "pytorch/torchtitan", eager_pytorch());
   titan.host.sync_after_p2p = true;
+  // PyTorch SDPA tries FlashAttention-2 first (sdp_utils.cpp's priority order: flash, efficient,
+  // math, cudnn), so it runs FlashAttention-2 on Hopper too.
   titan.zero = 3;
   t.push_back(titan);
 

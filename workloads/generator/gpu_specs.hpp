@@ -15,9 +15,13 @@ enum class DataType { fp32, tf32, fp16, bf16, fp8 };
 std::optional<DataType> parse_data_type(const std::string& word);
 const char* data_type_name(DataType t);
 
+// The generation decides which kernels a library runs (Hopper's wgmma / TMA paths, for one).
+enum class GpuArch { ampere, hopper, blackwell, cdna3 };
+
 struct GpuSpec {
   std::string name;
   std::vector<std::string> aliases;   // other spellings matched after normalising (case, '-', '_')
+  GpuArch arch = GpuArch::ampere;
   std::uint32_t sms = 0;              // streaming multiprocessors (compute units on AMD)
   double memory_bytes = 0;
   double hbm_Bps = 0;

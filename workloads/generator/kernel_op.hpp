@@ -2,6 +2,7 @@
 // KernelOp: one GPU kernel of a generated program, described by what decides its time — a GEMM's
 // shape, an attention's shape, or the bytes a memory-bound kernel moves.
 #include "proto/trace.pb.h"
+#include "workloads/generator/attention_kernel.hpp"
 
 #include <cstdint>
 #include <string>
@@ -21,7 +22,7 @@ struct KernelOp {
   double bytes = 0;        // memory: bytes read + written
   bool low_precision = true;  // gemm in the training dtype (false: kept in fp32, e.g. the router)
   bool fp8_capable = true;    // false: kept in 16 bits by an fp8 recipe (attention products, the LM head)
-  double relative_speed = 1;  // attention: the implementation's throughput relative to FlashAttention-2's class
+  AttentionKernel attention = AttentionKernel::flash;  // attention: the implementation
   // What the summary's "GPU work" breakdown counts it as; empty: its category.
   std::string kind;
 };

@@ -226,7 +226,7 @@ KernelOp PassEmitter::fused_attention(KernelShape shape) const {
   KernelOp op;
   op.category = trace::ATTENTION;
   op.shape = shape;
-  op.relative_speed = relative_attention_speed(s_.job->training.attention);
+  op.attention = s_.job->training.attention;
   op.batch = s_.job->training.micro_batch * heads;
   op.m = s_.seq_local;
   op.n = s_.seq_local;
@@ -264,6 +264,17 @@ void PassEmitter::cp_step_accumulate(const std::string& name, std::uint32_t step
          passes * (cp_step_q_share(step) * q_block_bytes() + kv_share * kv_block_bytes()));
 }
 
+KernelOp PassEmitter::cp_step_kernel(KernelOp op, const std::string& name, std::uint32_t step) const {
+  // The same work as a causal block, but unmasked: the whole Q against half the keys, or half the
+  // Q against all of them — the kernel's speed depends on which.
+  op.name = name;
+  if (step > 0) {
+    op.causal = false;
+    (step <= cp_rank_ ? op.n : op.m) /= 2;
+  }
+  return op;
+}
+
 void PassEmitter::attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes) {
   // Ring attention: each step computes with the KV block at hand while passing it on; a step
   // needs the block the previous one received.
@@ -281,11 +292,10 @@ void PassEmitter::attention_ring(KernelOp op, const std::string& name, const std
       got = b_.recv(streams::cp_recv, block + ".recv", "cp", prev, block_bytes);
     }
     const std::string step_name = name + (cp > 1 ? ".step" + std::to_string(step) : "");
-    op.name = step_name;
     wait_for(received);
     if (cp > 1)
       cp_step_inputs(step_name, step, backward);
-    kernel(op);
+    kernel(cp_step_kernel(op, step_name, step));
     if (cp > 1 && backward)
       cp_step_accumulate(step_name, step);
     merged_q_share += cp_step_q_share(step);  // read only when cp > 1

@@ -111,6 +111,7 @@ private:
   void cp_step_inputs(const std::string& name, std::uint32_t step, bool backward);
   void cp_step_accumulate(const std::string& name, std::uint32_t step);
   double cp_step_q_share(std::uint32_t step) const;
+  KernelOp cp_step_kernel(KernelOp op, const std::string& name, std::uint32_t step) const;
   double q_block_bytes() const { return s_.tokens * s_.heads_local * s_.head_dim * s_.element_bytes; }
   void attention_forward(const std::string& prefix);
   void unfused_attention(const std::string& prefix, bool backward);

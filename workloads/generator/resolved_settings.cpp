@@ -37,15 +37,6 @@ const char* recompute_name(Recompute r) {
   return "?";
 }
 
-const char* attention_name(AttentionKernel a) {
-  switch (a) {
-  case AttentionKernel::flash: return "flash";
-  case AttentionKernel::flash1: return "flash1";
-  case AttentionKernel::unfused: return "unfused";
-  }
-  return "?";
-}
-
 } // namespace
 
 Settings resolved_settings(const TrainingJob& job) {
@@ -77,7 +68,7 @@ Settings resolved_settings(const TrainingJob& job) {
   count("training.micro_batch", t.micro_batch);
   add("training.dtype", data_type_name(t.dtype));
   add("training.recompute", recompute_name(t.recompute));
-  add("training.attention", attention_name(t.attention));
+  add("training.attention", attention_kernel_name(t.attention));
   add("training.grad_accumulation_fusion", word(t.grad_accumulation_fusion));
   add("training.fused_cross_entropy", word(t.fused_cross_entropy));
   add("training.grad_dtype", t.grad_dtype ? data_type_name(*t.grad_dtype) : t.dtype == DataType::fp16 ? "fp16" : "fp32");
