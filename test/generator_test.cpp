@@ -806,3 +806,24 @@ workload:
     ranks.insert(e["pid"].get<int>());
   CHECK(ranks.size() == 16);  // tp 8 x pp 2: the ranks that are member 0 of their dp group
 }
+
+TEST_CASE("the embedding's backward zeroes a dense gradient of the whole table and adds it to the gradient buffer every micro-batch") {
+  TrainingJob job = small_job(2, 1, 1);
+  job.merge_kernels = false;
+  check_training_job(job, 2, *gpu_preset("h100"));
+  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+  std::map<std::string, std::vector<double>> us;
+  for (const auto& t : g.trace.templates(0).tasks())
+    if (t.has_compute() && t.name().rfind("embedding", 0) == 0)
+      us[t.name()].push_back(t.compute().duration_ns() / 1e3);
+  // 16 micro-batches, the first one too (the hook adds into a zeroed buffer).
+  REQUIRE(us["embedding.bwd.zero"].size() == 16);
+  REQUIRE(us["embedding.grad_accumulate"].size() == 16);
+  // Table-sized, not token-sized: 50,304 (padded) / 2 rows x 2048 in bf16 zeroed; the fp32 buffer
+  // read and written with the bf16 gradient read: 5x the bytes.
+  const double overhead = ComputeModel::kKernelOverheadS * 1e6;
+  const double zero = us["embedding.bwd.zero"][0] - overhead;
+  const GpuSpec h100 = *gpu_preset("h100");
+  CHECK(zero == doctest::Approx(50304.0 / 2 * 2048 * 2 / (h100.hbm_Bps * h100.memory_efficiency) * 1e6).epsilon(0.01));
+  CHECK(us["embedding.grad_accumulate"][0] - overhead == doctest::Approx(5 * zero).epsilon(0.01));
+}

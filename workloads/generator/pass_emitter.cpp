@@ -541,6 +541,16 @@ TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready) {
   return last_kernel_;
 }
 
+// PyTorch's embedding backward builds a dense gradient of the whole (vocab-parallel) table: zeroed,
+// then the tokens' rows summed in; the framework's hook adds it to the gradient buffer (Megatron's
+// main_grad: gradient-accumulation fusion covers linears only) at every micro-batch.
+void PassEmitter::embedding_backward() {
+  const double table = s_.vocab_local * s_.hidden, e = s_.element_bytes;
+  memory("embedding.bwd.zero", trace::MEMCPY, table * e);
+  memory("embedding.bwd", trace::MEMCPY, s_.tokens * s_.hidden * e * 3);
+  memory("embedding.grad_accumulate", trace::ELEMENTWISE, table * (2 * s_.grad_bytes + e));
+}
+
 TaskId PassEmitter::backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
                              TaskId& head_done) {
   wait_for(ready);
@@ -556,7 +566,7 @@ TaskId PassEmitter::backward(const ChunkSpec& chunk, TaskId ready, std::vector<T
     grads_done[l] = last_kernel_;
   }
   if (chunk.embedding) {
-    memory("embedding.bwd", trace::MEMCPY, s_.tokens * s_.hidden * s_.element_bytes * 3);
+    embedding_backward();
     embedding_done = last_kernel_;
   }
   return last_kernel_;

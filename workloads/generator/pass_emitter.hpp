@@ -102,6 +102,7 @@ private:
   };
   void norm_backward(const std::string& name);
   void accumulate_gradients(const std::string& prefix);
+  void embedding_backward();
   void expert_all_to_all(const std::string& name, double routed_tokens);
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
