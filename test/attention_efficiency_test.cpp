@@ -45,8 +45,16 @@ TEST_CASE("attention on Hopper: the FlashAttention-3 paper's cuDNN and FlashAtte
   const double at3k = benchmark_tflops(h100, sweep_op(3072, true, true, AttentionKernel::cudnn));
   CHECK(at3k > 484);
   CHECK(at3k < 518);
-  // The causal backward loses what the causal forward loses at the same length.
-  CHECK(benchmark_tflops(h100, sweep_op(4096, false, true, AttentionKernel::cudnn)) == doctest::Approx(499.0 * 518 / 609).epsilon(0.01));
+  // The causal backward runs at the unmasked one's speed: Transformer Engine's own benchmark of
+  // the Llama 3.1 layer's attention (batch 2, 32 heads of 128, sequence 8192, causal) measured
+  // 7.49 ms forward and backward with cuDNN on an H100.
+  CHECK(benchmark_tflops(h100, sweep_op(4096, false, true, AttentionKernel::cudnn)) == doctest::Approx(499).epsilon(0.01));
+  KernelOp llama = sweep_op(8192, true, true, AttentionKernel::cudnn);
+  llama.batch = 2 * 32;
+  KernelOp llama_bwd = llama;
+  llama_bwd.shape = KernelShape::attention_backward;
+  const double benchmark_clock = 794.5e12 / (h100.gpu().gemm_share(DataType::bf16) * h100.gpu().peak_bf16);
+  CHECK((h100.time_s(llama) + h100.time_s(llama_bwd)) / benchmark_clock * 1e3 == doctest::Approx(7.49).epsilon(0.03));
   // Head dim 64 runs slower per FLOP (forward at 16k: 413 against 595).
   KernelOp narrow = sweep_op(16384, true, false, AttentionKernel::cudnn);
   narrow.k = 64;

@@ -50,9 +50,7 @@ double hopper_share(bool cudnn, const AttentionShape& a) {
   const Sweep& forward = cudnn ? kCudnnForward : kFlash2Forward;
   const Sweep& forward_causal = cudnn ? kCudnnForwardCausal : kFlash2ForwardCausal;
   const Sweep& backward = cudnn ? kCudnnBackward : kFlash2Backward;
-  double tflops = at_length(a.forward ? forward : backward, a.key_length);
-  if (a.causal)
-    tflops *= at_length(forward_causal, a.key_length) / at_length(forward, a.key_length);
+  const double tflops = a.forward ? at_length(a.causal ? forward_causal : forward, a.key_length) : at_length(backward, a.key_length);
   const double head = cudnn ? head_factor(a.head_dim, kCudnnHead64, kCudnnHead256)
                             : head_factor(a.head_dim, kFlash2Head64, kFlash2Head256);
   return tflops * head / kSweepWaveFill / kHopperBestGemmTflops;
