@@ -165,6 +165,14 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
             "true lets a pipeline stage go on while its sends wait for the neighbour", file);
   read_flag(p, "tp_overlap", spec.tp_overlap,
             "true overlaps the sequence-parallel AllGathers and ReduceScatters with their GEMMs (userbuffers)", file);
+  if (p["tp_overlap_sms"]) {
+    // Transformer Engine's ub_cfg names; the GPU's SM count bounds them (checked with the platform).
+    const YAML::Node sms = require_map(p, "tp_overlap_sms", file, false);
+    check_keys(sms, "workload.parallel.tp_overlap_sms", allowed_keys("workload.parallel.tp_overlap_sms"), file);
+    workloads::TpOverlapSms& s = spec.tp_overlap_sms;
+    read_count(sms, "proj_fprop", s.proj_fprop, 0, file);
+    read_count(sms, "fc2_fprop", s.fc2_fprop, 0, file);
+  }
   if (p["schedule"]) {
     const std::string s = one_of(p["schedule"], "schedule", {"1f1b", "gpipe", "interleaved-1f1b"}, file);
     spec.schedule = s == "gpipe" ? PipelineSchedule::gpipe : s == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;

@@ -94,6 +94,13 @@ def dgxc_rows():
         # nemotron4-15b-synth.yaml; false in grok1_314b.yaml and nemotron4-340b-synth.yaml (8B: tp 1).
         if tp > 1 and (r["model"] in ("Llama3.1-70B", "Nemotron4-15B") or r["model"].startswith("Llama3.1-405B")):
             parallel["tp_overlap"] = "true"
+            # The SMs the pipelined ReduceScatters hold (ub_tp_comm_overlap_cfg's num_sm, with
+            # set_sm_margin): the Llama recipes give them; nemotron4-15b-synth.yaml gives no cfg, so
+            # Transformer Engine's defaults (16).
+            if r["model"] == "Llama3.1-70B":
+                parallel["tp_overlap_sms"] = "{proj_fprop: 24, fc2_fprop: 16}"
+            elif r["model"].startswith("Llama3.1-405B"):
+                parallel["tp_overlap_sms"] = "{proj_fprop: 24, fc2_fprop: 8}"
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
         training["recompute"] = recompute

@@ -449,6 +449,51 @@ TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chun
   CHECK(with["workload"]["settings"]["parallel.tp_overlap"] == "true");
 }
 
+TEST_CASE("tp_overlap_sms: the chunked output GEMMs run on the SMs the pipelined ReduceScatters leave them") {
+  auto chunk_us = [](std::uint32_t proj, std::uint32_t fc2) {
+    TrainingJob job = small_job(4, 1, 2);
+    job.model.hidden = 8192;
+    job.model.heads = 64;
+    job.model.ffn_hidden = 28672;
+    job.model.seq_len = 4096;
+    job.parallel.sequence_parallel = job.parallel.tp_overlap = true;
+    job.parallel.tp_overlap_sms = {proj, fc2};
+    job.merge_kernels = false;
+    check_training_job(job, 8, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    std::map<std::string, double> us;
+    for (const auto& t : g.trace.templates(0).tasks())
+      us.emplace(t.name(), t.compute().duration_ns() / 1e3);
+    return std::pair{us.at("layer0.attention.out.chunk0"), us.at("layer0.mlp.down.chunk0")};
+  };
+  const auto [proj_free, fc2_free] = chunk_us(0, 0);
+  const auto [proj_held, fc2_alone] = chunk_us(24, 0);
+  const auto [proj_alone, fc2_held] = chunk_us(0, 16);
+  // Each knob acts on its own GEMM.
+  CHECK(fc2_alone == fc2_free);
+  CHECK(proj_alone == proj_free);
+  // Fewer SMs for the same tiles: the MLP-down chunk (1,024 x 8,192 x 7,168: 256 tiles) needs a
+  // third wave on 116 SMs where two fill 132; the attention-output chunk loses 24 of 132.
+  CHECK(fc2_held > fc2_free * 132.0 / 116);
+  CHECK(proj_held > proj_free * 132.0 / 108 * 0.97);
+}
+
+TEST_CASE("a GEMM runs on the SMs a concurrent communication kernel leaves it, and one that fills less than a wave does not notice") {
+  const ComputeModel h100(*gpu_preset("h100"), DataType::bf16);
+  KernelOp big;
+  big.shape = KernelShape::gemm;
+  big.m = big.n = big.k = 8192;  // 2,048 tiles: 15.5 waves on 132 SMs, 19 on 108
+  KernelOp held = big;
+  held.sms_held = 24;
+  CHECK(h100.time_s(held) == doctest::Approx(h100.time_s(big) * 132.0 / 108).epsilon(0.03));
+  KernelOp small = big;
+  small.m = 256;
+  small.n = 1024;  // 8 tiles
+  KernelOp small_held = small;
+  small_held.sms_held = 24;
+  CHECK(h100.time_s(small_held) == doctest::Approx(h100.time_s(small)).epsilon(1e-9));
+}
+
 TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
   // How many of a stage's sends some computation waits for, and how many sends there are.
   auto held = [](bool overlap, int stage = 0) {
@@ -625,6 +670,11 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
         std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=true --set workload.parallel.tp=1 --set workload.parallel.dp=4")
             .find("parallel.tp_overlap needs tensor parallelism") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={proj_fprop: 108}'")
+            .find("parallel.tp_overlap_sms gives a communication kernel 108 SMs, but the A100-SXM4-80GB has 108") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={qkv_wgrad: 24}'")
+            .find("unknown key 'qkv_wgrad' in `workload.parallel.tp_overlap_sms`") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={fc2_fprop: -1}'").find("fc2_fprop") != std::string::npos);
   // The platform's GPU must be one the compute model knows, and the platform must say which.
   CHECK(run_error(kSmallJob, "--set platform.gpu=V100-SXM2-32GB").find("GPU `V100-SXM2-32GB` has no compute preset") !=
         std::string::npos);

@@ -37,8 +37,9 @@ public:
   ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db = {});
 
   double time_s(const KernelOp& op) const;
-  // Share of peak a GEMM of this shape reaches; `batch` independent GEMMs share the waves.
-  double gemm_efficiency(double m, double n, double k, double batch = 1) const;
+  // Share of peak a GEMM of this shape reaches; `batch` independent GEMMs share the waves, on the
+  // GPU's SMs but `sms_held`.
+  double gemm_efficiency(double m, double n, double k, double batch = 1, double sms_held = 0) const;
   const GpuSpec& gpu() const { return gpu_; }
   DataType dtype() const { return dtype_; }
   std::size_t database_hits() const { return hits_; }

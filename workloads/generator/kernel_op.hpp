@@ -23,6 +23,7 @@ struct KernelOp {
   bool low_precision = true;  // gemm in the training dtype (false: kept in fp32, e.g. the router)
   bool fp8_capable = true;    // false: kept in 16 bits by an fp8 recipe (attention products, the LM head)
   AttentionKernel attention = AttentionKernel::flash;  // attention: the implementation
+  double sms_held = 0;  // gemm: SMs a concurrent communication kernel keeps from it (userbuffers)
   // What the summary's "GPU work" breakdown counts it as; empty: its category.
   std::string kind;
 };

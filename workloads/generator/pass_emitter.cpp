@@ -32,7 +32,8 @@ TaskId PassEmitter::memory(const std::string& name, trace::Category category, do
   return kernel(op);
 }
 
-TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, double batch, bool low_precision) {
+TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, double batch, bool low_precision,
+                         double sms_held) {
   KernelOp op;
   op.name = name;
   op.category = trace::GEMM;
@@ -43,6 +44,7 @@ TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, 
   op.batch = batch;
   op.low_precision = low_precision;
   op.fp8_capable = !sixteen_bit_;
+  op.sms_held = sms_held;
   return kernel(op);
 }
 
@@ -92,12 +94,12 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
 // Userbuffers' pipelined ReduceScatter (parallel.tp_overlap): the row-parallel GEMM runs in
 // Transformer Engine's default 4 splits of rows, each split's partial sums reduce-scattered while
 // the next computes; the layer goes on when the last has.
-void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k) {
+void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k, double sms_held) {
   constexpr std::uint32_t kSplits = 4;
   const double bytes = s_.tokens * n * s_.element_bytes / kSplits;  // a split's [tokens / 4 x n] partial sums
   TaskId reduced = kNoTask;
   for (std::uint32_t i = 0; i < kSplits; ++i) {
-    gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k);
+    gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k, 1, true, sms_held);
     reduced = tp_collective(name + ".reducescatter" + std::to_string(i), trace::REDUCE_SCATTER, bytes);
   }
   wait_for(reduced);
@@ -114,9 +116,9 @@ void PassEmitter::column_parallel_forward(const std::string& input, const std::s
   gemm(name, t, out, h);
 }
 
-void PassEmitter::row_parallel_forward(const std::string& name, double in) {
-  if (tp_overlap_)
-    return gemm_reduce_scatter(name, s_.hidden, in);
+void PassEmitter::row_parallel_forward(const std::string& name, double in, std::uint32_t ub_sms) {
+  if (tp_overlap_)  // the ReduceScatter of each chunk holds ub_sms SMs beside the next chunk's GEMM
+    return gemm_reduce_scatter(name, s_.hidden, in, ub_sms);
   gemm(name, s_.tokens, s_.hidden, in);
   tp_reduce_output(name);
 }
@@ -328,7 +330,7 @@ void PassEmitter::mlp_forward(const std::string& p) {
   column_parallel_forward(p + "mlp.input", p + "mlp.up", s_.ffn_local * (s_.swiglu ? 2 : 1));
   memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
   fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
-  row_parallel_forward(p + "mlp.down", s_.ffn_local);
+  row_parallel_forward(p + "mlp.down", s_.ffn_local, s_.job->parallel.tp_overlap_sms.fc2_fprop);
 }
 
 void PassEmitter::mlp_backward(const std::string& p) {
@@ -412,7 +414,7 @@ void PassEmitter::layer_forward(const std::string& p) {
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
-  row_parallel_forward(p + "attention.out", s_.heads_local * s_.head_dim);
+  row_parallel_forward(p + "attention.out", s_.heads_local * s_.head_dim, s_.job->parallel.tp_overlap_sms.proj_fprop);
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
   memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
   mlp_forward(p);

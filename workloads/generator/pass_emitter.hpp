@@ -73,18 +73,19 @@ private:
   TaskId kernel(const KernelOp& op);
   // `kind`: what the summary's "GPU work" counts it as (empty: its category).
   TaskId memory(const std::string& name, trace::Category category, double bytes, const char* kind = "");
-  TaskId gemm(const std::string& name, double m, double n, double k, double batch = 1, bool low_precision = true);
+  TaskId gemm(const std::string& name, double m, double n, double k, double batch = 1, bool low_precision = true,
+              double sms_held = 0);
   TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
   // A column-parallel linear's forward over hidden-wide input `input` (SP gather, FP8 cast, GEMM);
   // a row-parallel one's (GEMM, TP reduction) back to hidden.
   void column_parallel_forward(const std::string& input, const std::string& name, double out);
-  void row_parallel_forward(const std::string& name, double in);
+  void row_parallel_forward(const std::string& name, double in, std::uint32_t ub_sms = 0);
   // parallel.tp_overlap: the SP AllGather `gather` passed shard by shard beside the GEMM's chunks;
   // a row-parallel GEMM's ReduceScatter pipelined over its splits.
   void ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k);
-  void gemm_reduce_scatter(const std::string& name, double n, double k);
+  void gemm_reduce_scatter(const std::string& name, double n, double k, double sms_held);
   // Backward of a column-parallel linear: dgrad, its input-gradient reduction async on the TP
   // stream while the wgrad GEMM runs.
   void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);

@@ -93,6 +93,11 @@ Settings resolved_settings(const TrainingJob& job) {
   add("parallel.dp_overlap", word(p.dp_overlap));
   add("parallel.p2p_overlap", word(p.p2p_overlap));
   add("parallel.tp_overlap", word(p.tp_overlap));
+  if (p.tp_overlap) {
+    const TpOverlapSms& s = p.tp_overlap_sms;
+    count("parallel.tp_overlap_sms.proj_fprop", s.proj_fprop);
+    count("parallel.tp_overlap_sms.fc2_fprop", s.fc2_fprop);
+  }
   add("parallel.bucket_mb", number(p.bucket_mb));
   add("parallel.order", p.order);
   add("merge_kernels", word(job.merge_kernels));

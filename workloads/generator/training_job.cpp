@@ -2,6 +2,7 @@
 
 #include "base/user_error.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace echo::workloads {
@@ -117,6 +118,14 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
               (p.sequence_parallel ? "true" : "false") + ")",
           "userbuffers overlap the sequence-parallel AllGathers and ReduceScatters: set sequence_parallel: true and tp > 1, "
           "or tp_overlap: false");
+  {
+    const TpOverlapSms& s = p.tp_overlap_sms;
+    const std::uint32_t most = std::max(s.proj_fprop, s.fc2_fprop);
+    require(most < gpu.sms, job,
+            "parallel.tp_overlap_sms gives a communication kernel " + num(most) + " SMs, but the " + gpu.name + " has " +
+                num(gpu.sms),
+            "give each fewer SMs than the GPU has (Transformer Engine's recipes use 2 to 24; its default is 16)");
+  }
   require(!p.sequence_parallel || m.seq_len / p.cp % p.tp == 0, job,
           "sequence parallelism needs the local sequence (" + num(m.seq_len / p.cp) + ") divisible by tp (" + num(p.tp) + ")",
           "adjust seq_len or tp");

@@ -39,6 +39,17 @@ struct TrainingSpec {
   DataType optimizer_dtype = DataType::fp32;
 };
 
+// SMs Transformer Engine's userbuffers hold for the pipelined ReduceScatters after the
+// attention-output and MLP-down GEMMs (TE's ub_cfg names proj_fprop and fc2_fprop, `num_sm`): the
+// ReduceScatter of one chunk runs on them while the next chunk's GEMM runs on the rest (with
+// `set_sm_margin`, as the recipes set it, TE launches the GEMM on the rest), so the chunked GEMMs
+// run on the GPU's SMs but these. The ring exchanges use copy engines and hold none. The bulk
+// overlaps beside the QKV / MLP-up gradient GEMMs hold SMs only while their transfer runs, part of
+// the GEMM: not modelled (docs/generator.md). Defaults: TE 1.11's (16).
+struct TpOverlapSms {
+  std::uint32_t proj_fprop = 16, fc2_fprop = 16;
+};
+
 struct ParallelSpec {
   std::uint32_t tp = 1, pp = 1, dp = 0, cp = 1, ep = 1;  // dp 0: GPUs / (tp * pp * cp)
   bool sequence_parallel = false;
@@ -55,6 +66,7 @@ struct ParallelSpec {
   // input-gradient GEMM) runs as a ring exchange beside the GEMM's chunks, and the ReduceScatter
   // after a row-parallel GEMM is pipelined over its chunks. Needs sequence parallelism.
   bool tp_overlap = false;
+  TpOverlapSms tp_overlap_sms;
   double bucket_mb = 25;           // MiB of gradients per DP bucket
   std::string order = "tp-cp-ep-dp-pp";
 };
