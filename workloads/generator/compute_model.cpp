@@ -86,15 +86,22 @@ ComputeModel::ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db)
     : gpu_(std::move(gpu)), dtype_(dtype), db_(std::move(db)) {}
 
 double ComputeModel::gemm_efficiency(double m, double n, double k, double batch, double sms_held) const {
-  const bool simt = dtype_ == DataType::fp32;
+  return gpu_.gemm_share(dtype_) * shape_efficiency(m, n, k, batch, sms_held, dtype_);
+}
+
+double ComputeModel::shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t) const {
+  const bool simt = t == DataType::fp32;
   const double sms = gpu_.sms - sms_held;
   double best = 0;
-  for (const Tile& t : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
-    const double tiles_m = std::ceil(m / t.rows), tiles_n = std::ceil(n / t.cols);
-    const double fill = (m * n) / (tiles_m * t.rows * tiles_n * t.cols);
-    best = std::max(best, t.speed * fill * wave_fill(tiles_m * tiles_n * batch, sms));
+  for (const Tile& tile : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
+    const double tiles_m = std::ceil(m / tile.rows), tiles_n = std::ceil(n / tile.cols);
+    const double fill = (m * n) / (tiles_m * tile.rows * tiles_n * tile.cols);
+    best = std::max(best, tile.speed * fill * wave_fill(tiles_m * tiles_n * batch, sms));
   }
-  return gpu_.gemm_share(dtype_) * best * (sms / gpu_.sms) * k / (k + (simt ? kSimtKPrologue : kTensorKPrologue));
+  // A tile's prologue and epilogue (loading the first stages, writing C in 16 bits) take the same
+  // time whatever the operands' width, and FP8's main loop covers K twice as fast: worth twice the K.
+  const double prologue = simt ? kSimtKPrologue : kTensorKPrologue * (t == DataType::fp8 ? 2 : 1);
+  return best * (sms / gpu_.sms) * k / (k + prologue);
 }
 
 double ComputeModel::roofline_s(const KernelOp& op) const {
@@ -105,7 +112,7 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
                        : dtype_ == DataType::fp8 && !op.fp8_capable ? DataType::bf16
                                                                      : dtype_;
     const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
-    const double shape = gemm_efficiency(op.m, op.n, op.k, op.batch, op.sms_held) / gpu_.gemm_share(dtype_);
+    const double shape = shape_efficiency(op.m, op.n, op.k, op.batch, op.sms_held, t);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);
     const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
     return std::max(compute, memory);

@@ -48,6 +48,8 @@ public:
 
 private:
   double roofline_s(const KernelOp& op) const;
+  // gemm_efficiency without the GPU's share: tiles, waves and the K loop, for operands of type t.
+  double shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t) const;
 
   GpuSpec gpu_;
   DataType dtype_;
