@@ -344,6 +344,37 @@ TEST_CASE("MoE with TP and SP: the EP AllToAll carries the rank's own tokens, th
   CHECK(bytes.size() == 3);  // no gather of the layer's input nor reduction of its output besides
 }
 
+TEST_CASE("MoE: the dispatcher sorts the received tokens by local expert and back, in both passes, when a rank holds several experts") {
+  // Megatron-Core's sort_chunks_by_idxs: a copy of every received token (read and write) after the
+  // dispatch and before the combine; in the backward, autograd's copies of their gradients.
+  auto sorts = [](std::uint32_t ep) {
+    TrainingJob job = small_job(1, 1, 8);
+    job.model = *model_preset("mixtral-8x7b");
+    job.model.layers = 1;
+    job.model.seq_len = 2048;
+    job.training.global_batch = 8;
+    job.parallel.ep = ep;
+    job.merge_kernels = false;
+    check_training_job(job, 8, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    std::map<std::string, double> us;
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.name().find("sort_by_expert") != std::string::npos)
+        us.emplace(t.name().substr(t.name().find("moe.")), t.compute().duration_ns() / 1e3);
+    return us;
+  };
+  const auto four_experts = sorts(2);  // 8 experts over ep 2: four per rank
+  REQUIRE(four_experts.size() == 4);
+  const GpuSpec h100 = *gpu_preset("h100");
+  const double copy_us = 2 * 2048.0 * 2 * 4096 * 2 / (h100.hbm_Bps * h100.memory_efficiency) * 1e6;  // tokens x top 2 x hidden, bf16
+  for (const char* k : {"moe.sort_by_expert", "moe.unsort_by_expert", "moe.unsort_by_expert.bwd", "moe.sort_by_expert.bwd"}) {
+    INFO(k);
+    REQUIRE(four_experts.count(k) == 1);
+    CHECK(four_experts.at(k) - ComputeModel::kKernelOverheadS * 1e6 == doctest::Approx(copy_us).epsilon(0.01));
+  }
+  CHECK(sorts(8).empty());  // one expert per rank: nothing to sort
+}
+
 TEST_CASE("context parallelism: each ring step copies its halves out, the forward merges, the backward accumulates") {
   // Transformer Engine's AttnFuncWithCPAndKVP2P (TE 1.11) with cp 2: rank 0's step 1 takes the
   // second half of its Q, rank 1's the first half of the KV block it received (gpt3-1.3b has as
