@@ -760,6 +760,11 @@ void require_same_summaries(nlohmann::json folded, nlohmann::json every) {
   same(folded, every, "");
 }
 
+// One job run with one replica simulated (--fold all) and with every rank (--fold none).
+std::pair<nlohmann::json, nlohmann::json> run_fold_all_and_none(const std::string& job) {
+  return {test::run_job_yaml(job, "--fold all"), test::run_job_yaml(job, "--fold none")};
+}
+
 TEST_CASE("folding interchangeable TP siblings leaves every figure of every rank as it was") {
   const char* job = R"(platform: {preset: dgx-a100, nodes: 4}
 workload:
@@ -791,8 +796,7 @@ workload:
 communication: {fidelity: analytic}
 )"}) {
     CAPTURE(job);
-    auto folded = test::run_job_yaml(job, "--fold all");
-    auto every = test::run_job_yaml(job, "--fold none");
+    auto [folded, every] = run_fold_all_and_none(job);
     CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
     REQUIRE(folded["notes"].is_array());
     CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
@@ -821,8 +825,7 @@ workload:
   training: {global_batch: 32, micro_batch: 1}
   parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
 )";
-  const auto folded = test::run_job_yaml(job, "--fold all");
-  const auto every = test::run_job_yaml(job, "--fold none");
+  const auto [folded, every] = run_fold_all_and_none(job);
   CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
   // The same compute; the DP calls' steps meet the representative replica's pipeline traffic on
   // its NICs as in the full run, only not the other replicas' (which is not simulated).
@@ -841,8 +844,7 @@ workload:
   training: {global_batch: 32, micro_batch: 1}
   parallel: {tp: 8, pp: 1, dp: 16, zero: 1}
 )";
-  const auto folded = test::run_job_yaml(job, "--fold all");
-  const auto every = test::run_job_yaml(job, "--fold none");
+  const auto [folded, every] = run_fold_all_and_none(job);
   CHECK(folded["simulation"]["events"].get<double>() * 200 < every["simulation"]["events"].get<double>());
   require_same_summaries(folded, every);
 }

@@ -354,9 +354,9 @@ double PassEmitter::moe_own_tokens() const { return s_.sequence_parallel ? s_.no
 // Megatron-Core's all-to-all dispatcher receives its tokens grouped by source rank and sorts them
 // by local expert (sort_chunks_by_idxs: split, then cat in expert order), and unsorts the experts'
 // output the same way; in the backward, autograd's cats copy the gradients back alike.
-void PassEmitter::sort_by_local_expert(const std::string& name) {
+void PassEmitter::sort_by_local_expert(const std::string& name, double routed_tokens) {
   if (s_.experts_local > 1)
-    memory(name, trace::MEMCPY, 2 * s_.tokens * s_.job->model.top_k * s_.hidden * s_.element_bytes, "moe_permute");
+    memory(name, trace::MEMCPY, 2 * routed_tokens * s_.hidden * s_.element_bytes, "moe_permute");
 }
 
 void PassEmitter::moe_forward(const std::string& p) {
@@ -370,7 +370,7 @@ void PassEmitter::moe_forward(const std::string& p) {
   expert_all_to_all(p + "moe.dispatch.alltoall", own_routed);
   if (s_.sequence_parallel)
     wait_for(tp_collective(p + "moe.dispatch.allgather", trace::ALL_GATHER, routed * h * e));
-  sort_by_local_expert(p + "moe.sort_by_expert");
+  sort_by_local_expert(p + "moe.sort_by_expert", routed);
   const double rows = routed / s_.experts_local;
   fp8_cast(p + "moe.expert.up.input", routed * h);
   gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.swiglu ? 2 : 1), h, s_.experts_local);
@@ -378,7 +378,7 @@ void PassEmitter::moe_forward(const std::string& p) {
          routed * s_.expert_ffn_local * e * (s_.swiglu ? 3 : 2));
   fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
-  sort_by_local_expert(p + "moe.unsort_by_expert");
+  sort_by_local_expert(p + "moe.unsort_by_expert", routed);
   if (s_.sequence_parallel)
     wait_for(tp_collective(p + "moe.combine.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
   expert_all_to_all(p + "moe.combine.alltoall", own_routed);
@@ -395,7 +395,7 @@ void PassEmitter::moe_backward(const std::string& p) {
   expert_all_to_all(p + "moe.combine.bwd.alltoall", own_routed);
   if (s_.sequence_parallel)
     wait_for(tp_collective(p + "moe.combine.bwd.allgather", trace::ALL_GATHER, routed * h * e));
-  sort_by_local_expert(p + "moe.unsort_by_expert.bwd");
+  sort_by_local_expert(p + "moe.unsort_by_expert.bwd", routed);
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
   fp8_cast(p + "moe.expert.down.grad", routed * h);
   gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
@@ -405,7 +405,7 @@ void PassEmitter::moe_backward(const std::string& p) {
   fp8_cast(p + "moe.expert.up.grad", routed * up);
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
-  sort_by_local_expert(p + "moe.sort_by_expert.bwd");
+  sort_by_local_expert(p + "moe.sort_by_expert.bwd", routed);
   if (s_.sequence_parallel)
     wait_for(tp_collective(p + "moe.dispatch.bwd.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
   expert_all_to_all(p + "moe.dispatch.bwd.alltoall", own_routed);

@@ -104,7 +104,7 @@ private:
   void norm_backward(const std::string& name);
   void accumulate_gradients(const std::string& prefix);
   void embedding_backward();
-  void sort_by_local_expert(const std::string& name);
+  void sort_by_local_expert(const std::string& name, double routed_tokens);
   void expert_all_to_all(const std::string& name, double routed_tokens);
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
