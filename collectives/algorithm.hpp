@@ -92,6 +92,12 @@ public:
   // How many steps build() would make (0: not known without building), so that the engine can
   // refuse schedules too large to hold.
   virtual std::uint64_t step_count(const PlannedCall&) const { return 0; }
+  // True when build() reads nothing of the call but its op, bytes, root and member count, the
+  // shape, the costs and which members share a node — never the GPUs' indices or the platform's
+  // routes. Two calls alike in those then get the same schedule, and core builds it once
+  // (schedule_key.hpp): the data-parallel rings of a job's pipeline stages differ only in their
+  // GPUs. False (the safe default) for algorithms that ask the platform about routes.
+  virtual bool builds_from_shape() const { return false; }
 };
 
 class AlgorithmRegistry;

@@ -12,6 +12,7 @@ namespace echo::collectives {
 class HierarchicalAllReduce final : public Algorithm {
 public:
   std::string name() const override { return "Hierarchical"; }
+  bool builds_from_shape() const override { return true; }
   std::string unsupported(const CollectiveCall& call, const CommShape& shape) const override;
   Schedule build(const PlannedCall& call) const override;
 };

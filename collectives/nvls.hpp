@@ -18,6 +18,7 @@ class NvlsAlgorithm final : public Algorithm {
 public:
   explicit NvlsAlgorithm(bool tree) : tree_(tree) {}
   std::string name() const override { return tree_ ? "NVLSTree" : "NVLS"; }
+  bool builds_from_shape() const override { return true; }
   std::string unsupported(const CollectiveCall& call, const CommShape& shape) const override;
   Schedule build(const PlannedCall& call) const override;
   std::optional<double> closed_form_s(const PlannedCall& call) const override;

@@ -16,6 +16,7 @@ namespace echo::collectives {
 class RingAlgorithm final : public Algorithm {
 public:
   std::string name() const override { return "Ring"; }
+  bool builds_from_shape() const override { return true; }
   std::string unsupported(const CollectiveCall& call, const CommShape& shape) const override;
   Schedule build(const PlannedCall& call) const override;
   std::optional<double> closed_form_s(const PlannedCall& call) const override;

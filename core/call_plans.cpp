@@ -1,6 +1,7 @@
 #include "core/call_plans.hpp"
 
 #include "collectives/member_projection.hpp"
+#include "collectives/schedule_key.hpp"
 #include "core/collective_timing.hpp"
 #include "core/trace_names.hpp"
 
@@ -38,12 +39,25 @@ float protocol_code(collectives::Protocol p) {
 
 } // namespace
 
-collectives::Plan CallPlans::fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) const {
-  TimedCall timed = time_call(model_, call, steps);
+collectives::Plan CallPlans::fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) {
+  collectives::Plan plan = model_.plan(call);
+  slot.choice = plan.describe();
+  // Barriers cost nothing to make; only step schedules are shared between calls alike.
+  std::optional<std::string> key = steps ? collectives::shape_schedule_key(plan, call) : std::nullopt;
+  if (key) {
+    if (const auto it = built_.find(*key); it != built_.end()) {
+      slot.schedule = it->second.schedule;
+      slot.too_large = it->second.too_large;
+      slot.gpus = std::move(call.gpus);
+      return plan;
+    }
+  }
+  TimedCall timed = time_planned_call(model_, std::move(plan), call, steps);
   slot.too_large = timed.too_large_for_steps;
-  slot.choice = timed.plan.describe();
   slot.schedule = std::make_shared<const collectives::Schedule>(std::move(timed.schedule));
   slot.gpus = std::move(call.gpus);
+  if (key)
+    built_.emplace(std::move(*key), Built{slot.schedule, slot.too_large});
   return std::move(timed.plan);
 }
 
@@ -72,9 +86,12 @@ const std::shared_ptr<const collectives::Schedule>& CallPlans::projection(std::u
   CallPlan& slot = planned(comm, task, false);
   if (slot.projection_member != member) {
     slot.projection_member = member;
-    slot.projection.reset();
-    if (std::optional<collectives::Schedule> own = collectives::project_onto_member(*slot.schedule, member))
-      slot.projection = std::make_shared<const collectives::Schedule>(std::move(*own));
+    // Slots sharing a schedule share its projections too.
+    auto [it, fresh] = projections_.try_emplace({slot.schedule.get(), member});
+    if (fresh)
+      if (std::optional<collectives::Schedule> own = collectives::project_onto_member(*slot.schedule, member))
+        it->second = std::make_shared<const collectives::Schedule>(std::move(*own));
+    slot.projection = it->second;
   }
   return slot.projection;
 }

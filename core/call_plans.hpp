@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace echo::core {
@@ -49,8 +51,9 @@ public:
 
 private:
   CallPlan& planned(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
-  // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan.
-  collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps) const;
+  // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan. A schedule that an
+  // earlier call of the same shape built (collectives/schedule_key.hpp) is shared, not rebuilt.
+  collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps);
 
   const workloads::Workload& workload_;
   const collectives::CollectiveModel& model_;
@@ -58,6 +61,13 @@ private:
   std::map<std::tuple<std::uint32_t, int, std::uint64_t, std::uint32_t>, CallPlan> collectives_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t>, CallPlan> transfers_;
   std::map<std::uint64_t, std::vector<float>> transfer_features_;
+  struct Built {
+    std::shared_ptr<const collectives::Schedule> schedule;
+    bool too_large = false;
+  };
+  std::unordered_map<std::string, Built> built_;  // by collectives::shape_schedule_key
+  // One member's projection of a schedule (null: not symmetric), by schedule and member.
+  std::map<std::pair<const collectives::Schedule*, std::uint32_t>, std::shared_ptr<const collectives::Schedule>> projections_;
 };
 
 } // namespace echo::core

@@ -16,7 +16,11 @@ collectives::NcclSelection selection_for(const CommunicationSpec& spec, const co
 
 TimedCall time_call(const collectives::CollectiveModel& model, const collectives::CollectiveCall& call, bool steps,
                     std::uint64_t max_steps) {
-  collectives::Plan plan = model.plan(call);
+  return time_planned_call(model, model.plan(call), call, steps, max_steps);
+}
+
+TimedCall time_planned_call(const collectives::CollectiveModel& model, collectives::Plan plan,
+                            const collectives::CollectiveCall& call, bool steps, std::uint64_t max_steps) {
   const auto members = static_cast<std::uint32_t>(call.gpus.size());
   const bool too_large = steps && model.step_count(plan, call) > max_steps &&
                          model.closed_form_s(plan, call).has_value();

@@ -21,5 +21,8 @@ struct TimedCall {
 };
 TimedCall time_call(const collectives::CollectiveModel& model, const collectives::CollectiveCall& call, bool steps,
                     std::uint64_t max_steps = kMaxStepsPerCall);
+// The same for a call already planned (`plan` is model.plan(call)).
+TimedCall time_planned_call(const collectives::CollectiveModel& model, collectives::Plan plan,
+                            const collectives::CollectiveCall& call, bool steps, std::uint64_t max_steps = kMaxStepsPerCall);
 
 } // namespace echo::core

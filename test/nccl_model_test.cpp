@@ -7,6 +7,7 @@
 #include "collectives/nccl_selection.hpp"
 #include "collectives/nccl_tuner.hpp"
 #include "collectives/p2p_channels.hpp"
+#include "collectives/schedule_key.hpp"
 #include "core/collective_timing.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
@@ -192,6 +193,40 @@ TEST_CASE("an uncontended collective takes the same time in `analytic` and `step
         CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
       }
   }
+}
+
+TEST_CASE("communicators of one shape share a schedule key; another node pattern, size or a route-reading algorithm does not") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto platform = ndv4(8);
+  const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
+  // A data-parallel ring per pipeline stage: local GPU 0 of nodes 0-3, and of nodes 4-7.
+  auto on = [&](std::vector<std::uint32_t> gpus, std::uint64_t bytes = 64 << 20, Op op = Op::all_reduce) {
+    CollectiveCall c = call_of(op, bytes, static_cast<std::uint32_t>(gpus.size()));
+    c.gpus = std::move(gpus);
+    return c;
+  };
+  const auto key = [&](const CollectiveCall& c) { return shape_schedule_key(model.plan(c), c); };
+  const auto first = on({0, 8, 16, 24}), second = on({32, 40, 48, 56});
+  REQUIRE(key(first));
+  CHECK(key(first) == key(second));
+  // The same schedule, step for step: what sharing it assumes.
+  const auto a = model.build(model.plan(first), first), b = model.build(model.plan(second), second);
+  REQUIRE(a.steps().size() == b.steps().size());
+  for (std::size_t i = 0; i < a.steps().size(); ++i) {
+    CHECK(a.steps()[i].member == b.steps()[i].member);
+    CHECK(a.steps()[i].peer == b.steps()[i].peer);
+    CHECK(a.steps()[i].serialize_s == b.steps()[i].serialize_s);
+    CHECK(a.steps()[i].latency_s == b.steps()[i].latency_s);
+  }
+  // Two members on one node, not one per node: other hops, another key.
+  CHECK(key(on({0, 1, 8, 9})) != key(on({0, 8, 16, 24})));
+  // Nodes numbered by first appearance: members interleaved over two nodes differ from grouped.
+  CHECK(key(on({0, 8, 1, 9})) != key(on({0, 1, 8, 9})));
+  CHECK(key(on({0, 8, 1, 9})) == key(on({16, 24, 17, 25})));
+  CHECK(key(on({0, 8, 16, 24}, 32 << 20)) != key(first));
+  CHECK(key(on({0, 8, 16, 24}, 64 << 20, Op::all_gather)) != key(first));
+  // AllToAll's pairwise sends ask the platform for each pair's route: never shared.
+  CHECK_FALSE(key(on({0, 8, 16, 24}, 64 << 20, Op::all_to_all)));
 }
 
 TEST_CASE("a researcher's algorithm runs where the algorithm list names it, and says why it cannot") {

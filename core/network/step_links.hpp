@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace echo::core::network {
@@ -25,8 +26,10 @@ struct StepLinks {
 StepLinks step_links(const platforms::Cluster& platform, const collectives::Schedule& schedule,
                      const std::vector<std::uint32_t>& gpus);
 
-// The links of each schedule, worked out once: a schedule is shared by every call of its kind
-// (the engine caches plans), so it is kept alive here and its address names it.
+// The links of each schedule on each GPU list, worked out once. A schedule is shared by every call
+// of its kind and by communicators of the same shape (core/call_plans.hpp), each with its own GPU
+// list; both outlive the run (the engine keeps its plans), so their addresses name them and the
+// schedule is kept alive here.
 class StepLinksCache {
 public:
   explicit StepLinksCache(const platforms::Cluster& platform) : platform_(platform) {}
@@ -34,7 +37,14 @@ public:
 
 private:
   const platforms::Cluster& platform_;
-  std::unordered_map<const collectives::Schedule*, std::pair<std::shared_ptr<const collectives::Schedule>, StepLinks>> cache_;
+  struct PairHash {
+    std::size_t operator()(const std::pair<const void*, const void*>& k) const {
+      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<const void*, const void*>, std::pair<std::shared_ptr<const collectives::Schedule>, StepLinks>,
+                     PairHash>
+      cache_;
 };
 
 } // namespace echo::core::network
