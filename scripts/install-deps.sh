@@ -8,7 +8,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev
   libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev doctest-dev
-  libxgboost-dev libsimdjson-dev zlib1g-dev libexpat1-dev
+  libxgboost-dev libsimdjson-dev zlib1g-dev libexpat1-dev libjemalloc-dev
 )
 # CI also opens report.html in a headless browser (the test skips where chromium is absent), runs
 # a sweep across MPI ranks (echo-des builds the MPI sweep wherever OpenMPI is installed), and the

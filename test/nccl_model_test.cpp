@@ -195,7 +195,7 @@ TEST_CASE("an uncontended collective takes the same time in `analytic` and `step
   }
 }
 
-TEST_CASE("communicators of one shape share a schedule key; another node pattern, size or a route-reading algorithm does not") {
+TEST_CASE("communicators of one shape share a schedule key, and another node pattern, size or a route-reading algorithm does not") {
   const auto registry = AlgorithmRegistry::with_builtins();
   const auto platform = ndv4(8);
   const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
