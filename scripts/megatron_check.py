@@ -39,8 +39,8 @@ def job_yaml(row):
     # A100 (2021) runs: full recomputation (the table's note), Megatron-LM of 2021: fp16, attention
     # without FlashAttention, gradients all-reduced after the backward pass (no overlap, no
     # distributed optimizer). H100 (2024) runs: Megatron-Core with Transformer Engine's attention
-    # (cuDNN's on Hopper), sequence
-    # parallelism, selective recomputation, the distributed optimizer and overlapped reduction, and
+    # (cuDNN's on Hopper), sequence parallelism, selective recomputation, the distributed optimizer
+    # and overlapped reduction, and
     # (the README's "fine-grained overlapping": --overlap-grad-reduce --overlap-param-gather
     # --tp-comm-overlap) TP communication overlap.
     recompute = "full" if a100 else "selective"

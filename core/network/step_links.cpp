@@ -35,7 +35,7 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
 
 const StepLinks& StepLinksCache::of(const std::shared_ptr<const collectives::Schedule>& schedule,
                                     const std::vector<std::uint32_t>& gpus) {
-  auto [it, fresh] = cache_.try_emplace(std::make_pair(static_cast<const void*>(schedule.get()), static_cast<const void*>(&gpus)));
+  auto [it, fresh] = cache_.try_emplace(Key{schedule.get(), &gpus});
   if (fresh)
     it->second = {schedule, step_links(platform_, *schedule, gpus)};
   return it->second.second;

@@ -37,14 +37,13 @@ public:
 
 private:
   const platforms::Cluster& platform_;
-  struct PairHash {
-    std::size_t operator()(const std::pair<const void*, const void*>& k) const {
+  using Key = std::pair<const collectives::Schedule*, const std::vector<std::uint32_t>*>;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
       return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
     }
   };
-  std::unordered_map<std::pair<const void*, const void*>, std::pair<std::shared_ptr<const collectives::Schedule>, StepLinks>,
-                     PairHash>
-      cache_;
+  std::unordered_map<Key, std::pair<std::shared_ptr<const collectives::Schedule>, StepLinks>, KeyHash> cache_;
 };
 
 } // namespace echo::core::network

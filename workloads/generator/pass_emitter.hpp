@@ -81,7 +81,8 @@ private:
   // A column-parallel linear's forward over hidden-wide input `input` (SP gather, FP8 cast, GEMM);
   // a row-parallel one's (GEMM, TP reduction) back to hidden.
   void column_parallel_forward(const std::string& input, const std::string& name, double out);
-  void row_parallel_forward(const std::string& name, double in, std::uint32_t ub_sms = 0);
+  // `ub_sms`: the SMs userbuffers' ReduceScatter holds beside each chunk (parallel.tp_overlap_sms).
+  void row_parallel_forward(const std::string& name, double in, std::uint32_t ub_sms);
   // parallel.tp_overlap: the SP AllGather `gather` passed shard by shard beside the GEMM's chunks;
   // a row-parallel GEMM's ReduceScatter pipelined over its splits.
   void ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k);
