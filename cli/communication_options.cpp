@@ -3,6 +3,7 @@
 #include "base/user_error.hpp"
 #include "core/network/network_model.hpp"
 
+#include <charconv>
 #include <cstdlib>
 
 namespace echo::cli {
@@ -19,7 +20,26 @@ collectives::NcclVersion parse_nccl_version(const std::string& text, const std::
                   "are not known to the model yet)");
 }
 
+std::uint32_t parse_cta_count(const std::string& text, const std::string& origin, int line) {
+  std::uint32_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v == 0 ||
+      v > collectives::CtaLimits::kMaxChannels)
+    throw UserError(origin, line, "'" + text + "' is not a CTA (channel) count NCCL accepts",
+                    "give an integer from 1 to " + std::to_string(collectives::CtaLimits::kMaxChannels) +
+                        " (NCCL's MAXCHANNELS), e.g. 24");
+  return v;
+}
+
 void apply_nccl_environment(core::CommunicationSpec& spec) {
+  if (const char* min = std::getenv("NCCL_MIN_CTAS"); min != nullptr && spec.min_ctas == 0) {
+    spec.min_ctas = parse_cta_count(min, core::CommunicationSpec::kMinCtasFromEnvironment);
+    spec.min_ctas_origin = core::CommunicationSpec::kMinCtasFromEnvironment;
+  }
+  if (const char* max = std::getenv("NCCL_MAX_CTAS"); max != nullptr && spec.max_ctas == 0) {
+    spec.max_ctas = parse_cta_count(max, core::CommunicationSpec::kMaxCtasFromEnvironment);
+    spec.max_ctas_origin = core::CommunicationSpec::kMaxCtasFromEnvironment;
+  }
   if (const char* algo = std::getenv("NCCL_ALGO"); algo != nullptr && spec.algo.empty()) {
     spec.algo = algo;
     spec.algo_origin = core::CommunicationSpec::kAlgoFromEnvironment;

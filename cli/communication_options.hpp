@@ -5,6 +5,7 @@
 #include "collectives/nccl_version.hpp"
 #include "core/job_spec.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace echo::cli {
@@ -15,7 +16,12 @@ std::string parse_fidelity(const std::string& text, const std::string& origin, i
 // "2.18", "2.18.3" or "2.18.3-1", a release the model knows; throws UserError naming `origin`.
 collectives::NcclVersion parse_nccl_version(const std::string& text, const std::string& origin, int line = 0);
 
-// Fills the lists still empty from NCCL_ALGO / NCCL_PROTO.
+// A channel (CTA) count for NCCL_MIN_CTAS / NCCL_MAX_CTAS: an integer in 1..64 (NCCL's
+// MAXCHANNELS); throws UserError naming `origin` otherwise.
+std::uint32_t parse_cta_count(const std::string& text, const std::string& origin, int line = 0);
+
+// Fills the lists still empty from NCCL_ALGO / NCCL_PROTO, and the CTA bounds still unset from
+// NCCL_MIN_CTAS / NCCL_MAX_CTAS.
 void apply_nccl_environment(core::CommunicationSpec& spec);
 
 } // namespace echo::cli

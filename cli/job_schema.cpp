@@ -32,7 +32,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",
                               "dp_overlap", "p2p_overlap", "tp_overlap", "tp_overlap_sms", "bucket_mb", "order"};
     t["workload.parallel.tp_overlap_sms"] = {"proj_fprop", "fc2_fprop"};
-    t["communication"] = {"fidelity", "algo", "proto", "nccl_version"};
+    t["communication"] = {"fidelity", "algo", "proto", "nccl_version", "min_ctas", "max_ctas"};
     t["slowdown"] = {"model", "factor", "file"};
     for (const auto& c : slowdown::category_names())
       t["slowdown"].push_back(c);

@@ -68,6 +68,8 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
   auto opts = std::make_shared<NcclTestsOptions>();
   CLI::App* cmd = app.add_subcommand("nccl-tests", "Simulate an nccl-tests sweep and print its table the way *_perf prints it");
   cmd->footer("Ops: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n"
+              "Environment: NCCL_ALGO, NCCL_PROTO (as --algo, --proto), NCCL_MIN_CTAS, NCCL_MAX_CTAS (1..64: the\n"
+              "channels collectives run on, as NCCL's set-up bounds them)\n"
               "Example:\n  echo-des nccl-tests --platform preset:azure-ndv4-a100:2 --op all_reduce --gpus 16 -b 8 -e 8G -f 2");
   cmd->add_option("--platform", opts->platform, "Platform XML file, or preset:NAME:NODES")->required();
   cmd->add_option("--op", opts->op, "Collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv");

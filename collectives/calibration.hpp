@@ -15,6 +15,9 @@
 //                               the link). NCCL gives a peer's send/recv a few channels of its
 //                               own (p2p_channels.hpp), collectives many: one peer alone may stay
 //                               well below a fast NIC that a collective fills
+//   nccl.coll_channel_bw.net    GB/s one collective channel (a CTA: NCCL runs each channel as one
+//                               thread block and one proxy connection) moves between nodes (0: no
+//                               limit). A NIC carrying few channels moves no more than they do
 //
 // Unset, a platform runs with NCCL's nominal figures (extras 0, efficiencies 1).
 #include "collectives/nccl_vocabulary.hpp"
@@ -31,6 +34,7 @@ struct Calibration {
   double ll_efficiency = 1.0, ll128_efficiency = 1.0;
   double nvls_efficiency = 1.0;
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
+  double coll_channel_net_GBps = 0.0;            // 0 = no limit
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }

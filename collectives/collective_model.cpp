@@ -61,17 +61,28 @@ void CollectiveModel::limit_to_p2p_channels(StepCosts& costs, const CollectiveCa
   // once, so its peers across nodes together use up to all of the communicator's p2p channels.
   const bool all_to_all = call.op == Op::all_to_all;
   const std::uint64_t per_peer_bytes = all_to_all ? call.bytes / std::max<std::size_t>(1, call.gpus.size()) : call.bytes;
-  const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version());
+  const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version(), selection_.cta_limits());
   const std::uint32_t remote_peers = shape.ranks - std::min(shape.ranks, shape.ppn);
   const std::uint32_t local_peers = std::min(shape.ranks, shape.ppn) - 1;
   const auto together = [&](std::uint32_t peers) {
-    return all_to_all ? std::min(p2p_channels(shape), per_peer * std::max(1u, peers)) : per_peer;
+    return all_to_all ? std::min(p2p_channels(shape, selection_.cta_limits()), per_peer * std::max(1u, peers)) : per_peer;
   };
   for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
     const auto i = static_cast<int>(k);
     const std::uint32_t channels = together(k == LinkKind::network ? remote_peers : local_peers);
     costs.p2p_Bps[i] = calibration_.p2p_channel_GBps[i] * 1e9 * channels;
   }
+}
+
+// The CTAs a call runs per NIC it leaves through. NCCL runs the communicator's channels as CTAs
+// (comm_channels: the ring graph's, doubled at set-up; NVLS its own), every copy of a graph's
+// channel on that channel's NIC; a call on fewer graph channels than the graph has runs that share.
+double CollectiveModel::ctas_per_nic(const NcclTuner& tuner, NcclAlgo algo, std::uint32_t channels,
+                                     std::uint32_t nics_used) const {
+  const ChannelGraph& graph = tuner.graph(algo);
+  const bool nvls = algo == NcclAlgo::nvls || algo == NcclAlgo::nvls_tree;
+  const double ctas = nvls ? selection_.cta_limits().clamp(graph.channels) : comm_channels(tuner.shape(), selection_.cta_limits());
+  return ctas * channels / std::max(1u, graph.channels) / std::max(1u, nics_used);
 }
 
 StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
@@ -103,8 +114,10 @@ StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo alg
   real.channels = channels;
   real.bw_intra_GBps = shape.intra_GBps * calibration_.link_efficiency(shape.intra) / std::max(1u, nominal.channels);
   const std::uint32_t nics_used = std::min(channels, std::max(1u, shape.nics));
-  real.bw_inter_GBps =
-      shape.nic_GBps * calibration_.link_efficiency(LinkKind::network) * nics_used / static_cast<double>(channels);
+  double nic_GBps = shape.nic_GBps * calibration_.link_efficiency(LinkKind::network);
+  if (calibration_.coll_channel_net_GBps > 0.0)
+    nic_GBps = std::min(nic_GBps, ctas_per_nic(tuner, algo, channels, nics_used) * calibration_.coll_channel_net_GBps);
+  real.bw_inter_GBps = nic_GBps * nics_used / static_cast<double>(channels);
   // NCCL's per-size tree correction is left out on purpose: it stands for the pipeline filling,
   // which the schedules model hop by hop (pipeline_unit.hpp).
   const double share = static_cast<double>(channels) / std::max(1u, nominal.channels);

@@ -50,6 +50,7 @@ private:
                       std::uint64_t bytes) const;
   StepCosts point_to_point_costs(const CommShape& shape) const;
   // Holds send/recv and AllToAll to what their p2p channels carry; `shape` is the communicator's.
+  double ctas_per_nic(const NcclTuner& tuner, NcclAlgo algo, std::uint32_t channels, std::uint32_t nics_used) const;
   void limit_to_p2p_channels(StepCosts& costs, const CollectiveCall& call, const CommShape& shape) const;
 
   const platforms::RouteOracle& platform_;

@@ -11,6 +11,7 @@
 // AllGather, ReduceScatter, AllReduce). Each entry replaces the whole list of the functions it
 // names. Algorithm names beyond NCCL's (a researcher's registered algorithm) are accepted when
 // given in `extra_algorithms`; such an algorithm is used only where a list names it explicitly.
+#include "collectives/cta_limits.hpp"
 #include "collectives/nccl_version.hpp"
 #include "collectives/nccl_vocabulary.hpp"
 #include "collectives/op.hpp"
@@ -31,6 +32,9 @@ public:
   // The NCCL release: algorithms it does not have are never chosen (nccl_version.hpp).
   void set_nccl_version(NcclVersion version) { version_ = version; }
   NcclVersion nccl_version() const { return version_; }
+  // NCCL_MIN_CTAS / NCCL_MAX_CTAS (cta_limits.hpp).
+  void set_cta_limits(CtaLimits limits) { ctas_ = limits; }
+  const CtaLimits& cta_limits() const { return ctas_; }
 
   // Ops NCCL has no tuning for (AllToAll, send/recv) are never restricted.
   bool algorithm_enabled(Op op, std::string_view algorithm) const;
@@ -54,6 +58,7 @@ private:
 
   Rules algos_, protos_;
   NcclVersion version_ = kNewestNccl;
+  CtaLimits ctas_;
   std::string algo_text_, proto_text_;
 };
 

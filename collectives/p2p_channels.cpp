@@ -60,20 +60,22 @@ std::uint32_t net_peer_channels(const CommShape& s, NcclVersion v, std::uint32_t
 
 } // namespace
 
-std::uint32_t comm_channels(const CommShape& s) {
+std::uint32_t comm_channels(const CommShape& s, const CtaLimits& limits) {
   const ChannelGraph ring = ring_graph(s);
   std::uint32_t n = std::min(kMaxChannels, 2 * ring.channels);
   // Hopper and newer across nodes: fast rings are doubled once more.
   const bool newer = s.arch == Arch::hopper || s.arch == Arch::blackwell;
   if (newer && s.nodes > 1 && ring.bw_intra_GBps > 45.0 && n < 16)
     n = std::min(kMaxChannels, 2 * n);
-  return n;
+  return limits.clamp(n);
 }
 
-std::uint32_t p2p_channels(const CommShape& s) { return std::min(kMaxChannels, pow2_up(comm_channels(s))); }
+std::uint32_t p2p_channels(const CommShape& s, const CtaLimits& limits) {
+  return std::min(kMaxChannels, pow2_up(comm_channels(s, limits)));
+}
 
-std::uint32_t p2p_channels_per_peer(const CommShape& s, NcclVersion v) {
-  const std::uint32_t p2p = p2p_channels(s);
+std::uint32_t p2p_channels_per_peer(const CommShape& s, NcclVersion v, const CtaLimits& limits) {
+  const std::uint32_t p2p = p2p_channels(s, limits);
   std::uint32_t per_peer = s.ppn > 1 ? local_peer_channels(s) : kMaxChannels;
   if (s.nodes > 1)
     per_peer = std::min(per_peer, net_peer_channels(s, v, p2p));
@@ -90,9 +92,9 @@ std::uint32_t p2p_channels_per_peer(const CommShape& s, NcclVersion v) {
   return std::max(1u, per_peer);
 }
 
-std::uint32_t p2p_channels_for(std::uint64_t bytes, const CommShape& s, NcclVersion v) {
-  const std::uint32_t most = p2p_channels_per_peer(s, v);
-  const std::uint32_t p2p = p2p_channels(s);
+std::uint32_t p2p_channels_for(std::uint64_t bytes, const CommShape& s, NcclVersion v, const CtaLimits& limits) {
+  const std::uint32_t most = p2p_channels_per_peer(s, v, limits);
+  const std::uint32_t p2p = p2p_channels(s, limits);
   std::uint32_t fewest = most;
   while (fewest * s.ranks > p2p && fewest > 1)
     fewest /= 2;

@@ -12,19 +12,22 @@
 //     that spans nodes every peer gets the fewest any peer gets;
 //   - per call: fewer for small messages (a part per channel of at least half a chunk).
 #include "collectives/comm_shape.hpp"
+#include "collectives/cta_limits.hpp"
 #include "collectives/nccl_version.hpp"
 
 #include <cstdint>
 
 namespace echo::collectives {
 
-// The communicator's channels (comm->nChannels): the ring graph's, doubled as NCCL's set-up does.
-std::uint32_t comm_channels(const CommShape& shape);
+// The communicator's channels (comm->nChannels): the ring graph's, doubled as NCCL's set-up does,
+// then held within NCCL_MIN_CTAS / NCCL_MAX_CTAS.
+std::uint32_t comm_channels(const CommShape& shape, const CtaLimits& limits = {});
 // The channels NCCL sets aside for send/recv (comm->p2pnChannels): the above, to a power of two.
-std::uint32_t p2p_channels(const CommShape& shape);
+std::uint32_t p2p_channels(const CommShape& shape, const CtaLimits& limits = {});
 // comm->p2pnChannelsPerPeer.
-std::uint32_t p2p_channels_per_peer(const CommShape& shape, NcclVersion version);
+std::uint32_t p2p_channels_per_peer(const CommShape& shape, NcclVersion version, const CtaLimits& limits = {});
 // The channels one send (or recv) of `bytes` to one peer runs on.
-std::uint32_t p2p_channels_for(std::uint64_t bytes, const CommShape& shape, NcclVersion version);
+std::uint32_t p2p_channels_for(std::uint64_t bytes, const CommShape& shape, NcclVersion version,
+                               const CtaLimits& limits = {});
 
 } // namespace echo::collectives

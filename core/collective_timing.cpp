@@ -11,6 +11,7 @@ collectives::NcclSelection selection_for(const CommunicationSpec& spec, const co
   if (!spec.proto.empty())
     selection.restrict_protocols(spec.proto, spec.proto_origin);
   selection.set_nccl_version(spec.nccl_version);
+  selection.set_cta_limits(spec.cta_limits());
   return selection;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // JobSpec: one simulation request, as `cli` parsed it from a job file (and --set overrides).
+#include "collectives/cta_limits.hpp"
 #include "collectives/nccl_version.hpp"
 #include "core/rank_folding.hpp"
 #include "platforms/platform_loader.hpp"
@@ -33,6 +34,20 @@ struct CommunicationSpec {
   static constexpr const char* kProtoFromEnvironment = "NCCL_PROTO in the environment";
   // The NCCL release whose algorithms may be chosen (collectives/nccl_version.hpp).
   collectives::NcclVersion nccl_version = collectives::kNewestNccl;
+  // NCCL_MIN_CTAS / NCCL_MAX_CTAS (collectives/cta_limits.hpp); 0: NCCL's default. `*_origin`
+  // names where each came from, as for the lists above.
+  std::uint32_t min_ctas = 0, max_ctas = 0;
+  std::string min_ctas_origin, max_ctas_origin;
+  static constexpr const char* kMinCtasFromEnvironment = "NCCL_MIN_CTAS in the environment";
+  static constexpr const char* kMaxCtasFromEnvironment = "NCCL_MAX_CTAS in the environment";
+  collectives::CtaLimits cta_limits() const {
+    collectives::CtaLimits l;
+    if (min_ctas > 0)
+      l.min = min_ctas;
+    if (max_ctas > 0)
+      l.max = max_ctas;
+    return l;
+  }
 };
 
 // Compute slowdown under overlap (slowdown/predictor.hpp): the model and its parameters.

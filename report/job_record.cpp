@@ -89,6 +89,10 @@ ordered_json job_record(const core::JobSpec& job) {
     env["NCCL_ALGO"] = c.algo;
   if (!c.proto.empty() && c.proto_origin == core::CommunicationSpec::kProtoFromEnvironment)
     env["NCCL_PROTO"] = c.proto;
+  if (c.min_ctas > 0 && c.min_ctas_origin == core::CommunicationSpec::kMinCtasFromEnvironment)
+    env["NCCL_MIN_CTAS"] = c.min_ctas;
+  if (c.max_ctas > 0 && c.max_ctas_origin == core::CommunicationSpec::kMaxCtasFromEnvironment)
+    env["NCCL_MAX_CTAS"] = c.max_ctas;
   j["environment"] = env;
   j["platform"] = platform_record(job.platform);
   j["workload"] = workload_record(job);
@@ -96,6 +100,11 @@ ordered_json job_record(const core::JobSpec& job) {
   selection(comm, "algo", c.algo, c.algo_origin);
   selection(comm, "proto", c.proto, c.proto_origin);
   comm["nccl_version"] = c.nccl_version.str();
+  // Recorded only when set, so that records of jobs without them stay as they were.
+  if (c.min_ctas > 0)
+    comm["min_ctas"] = c.min_ctas;
+  if (c.max_ctas > 0)
+    comm["max_ctas"] = c.max_ctas;
   j["communication"] = comm;
   j["slowdown"] = slowdown_record(job.slowdown);
   j["output"] = {{"timeline", job.timeline}};

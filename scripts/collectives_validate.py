@@ -79,7 +79,7 @@ def measured(path):
 
 
 # Tables run with NCCL settings that change what the model must pick (MANIFEST.csv's env column).
-TABLE_ENV = [(r"_ring_minctas", {"NCCL_ALGO": "Ring"})]
+TABLE_ENV = [(r"_ring_minctas", {"NCCL_ALGO": "Ring", "NCCL_MIN_CTAS": "24"})]
 
 
 def table_env(name):
@@ -167,7 +167,15 @@ def main():
     ap.add_argument("--detail", action="store_true", help="print every size: measured, simulated, error")
     ap.add_argument("--plot", metavar="OUTDIR", help="also write OUTDIR/collectives-validation.{dat,png}: the signed "
                     "error by size, one panel per cluster (gnuplot, Debian's gnuplot-nox)")
+    ap.add_argument("--set", action="append", default=[], metavar="PRESET:KEY=VALUE",
+                    help="change a preset's figure for this run only (repeatable), e.g. dgx-h100:nccl.efficiency.net=0.9")
     a = ap.parse_args()
+    extra_sets = {}
+    for item in a.set:
+        preset_name, _, figure = item.partition(":")
+        if not figure or "=" not in figure:
+            ap.error(f"--set {item}: write PRESET:KEY=VALUE")
+        extra_sets.setdefault(preset_name, []).append(figure)
     manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
     listed = subprocess.run([a.echo, "platform", "list", "--json"], capture_output=True, text=True, check=True)
     approximations = {p["preset"]: p["approximation"] for p in json.loads(listed.stdout)}
@@ -182,6 +190,7 @@ def main():
             print(f"{name}: skipped (cluster or op not described)", file=sys.stderr)
             continue
         preset, per_node, sets, approx = cluster
+        sets = sets + extra_sets.get(preset, [])
         approx = "; ".join(x for x in (approx, approximations.get(preset, "")) if x)
         nodes, per_node = layout(name, row)
         real, dtype = measured(os.path.join(DATA, name))

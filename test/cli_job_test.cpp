@@ -156,6 +156,24 @@ TEST_CASE("the communication section names an NCCL release the model knows") {
   CHECK(error_of(base + "2.21", {"communication.nccl_version=latest"}).find("unknown NCCL version 'latest'") != std::string::npos);
 }
 
+TEST_CASE("the communication section bounds NCCL's CTAs the way NCCL_MIN_CTAS / NCCL_MAX_CTAS do") {
+  const std::string base = "platform: {preset: dgx-h100}\nworkload: {trace: t.pb}\ncommunication:\n";
+  const auto job = parse(base + "  min_ctas: 24\n  max_ctas: 32\n");
+  CHECK(job.communication.min_ctas == 24);
+  CHECK(job.communication.max_ctas == 32);
+  CHECK(job.communication.min_ctas_origin == "job.yaml:4 (communication.min_ctas)");
+  CHECK(job.communication.cta_limits().min == 24);
+  CHECK(job.communication.cta_limits().max == 32);
+  CHECK(parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n").communication.cta_limits().is_default());
+  for (const std::string bad : {"0", "65", "-2", "twelve", "1.5"}) {
+    CAPTURE(bad);
+    const std::string message = error_of(base + "  min_ctas: " + bad + "\n");
+    CHECK(message.find("job.yaml:4 (communication.min_ctas): '" + bad + "' is not a CTA (channel) count NCCL accepts") == 0);
+    CHECK(message.find("give an integer from 1 to 64") != std::string::npos);
+  }
+  CHECK(error_of(base + "  max_ctas: 8\n", {"communication.max_ctas=100"}).find("--set communication.max_ctas=100: '100'") == 0);
+}
+
 TEST_CASE("the communication section: fidelity and NCCL_ALGO / NCCL_PROTO lists, with where they came from") {
   const auto job = parse("platform: {preset: dgx-a100}\nworkload: {trace: t.pb}\n"
                          "communication:\n  fidelity: analytic\n  algo: ring;allreduce:tree\n  proto: ^LL128\n");

@@ -401,3 +401,47 @@ TEST_CASE("p2p channels: messages of 4 GiB and more keep every channel") {
   for (std::uint64_t bytes : {1ull << 30, 1ull << 32, 17179869184ull, 1ull << 40})
     CHECK(p2p_channels_for(bytes, shape, NcclVersion{}) == 2);
 }
+
+TEST_CASE("NCCL_MIN_CTAS and NCCL_MAX_CTAS bound the channels as NCCL's set-up does") {
+  // 10 H100 nodes of 8 GPUs, a NIC each: the ring graph's 8 channels doubled at set-up (16).
+  const test::FakePlatform p = h100(10);
+  const CommShape shape = comm_shape(call_of(Op::all_gather, 8, 80).gpus, p);
+  CHECK(comm_channels(shape) == 16);
+  CHECK(comm_channels(shape, CtaLimits{24, 64}) == 24);  // copied up to the minimum
+  CHECK(comm_channels(shape, CtaLimits{1, 4}) == 4);     // cut to the maximum
+  CHECK(comm_channels(shape, CtaLimits{24, 8}) == 8);    // a minimum above the maximum becomes it
+  CHECK(comm_channels(shape, CtaLimits{100, 200}) == 64);  // MAXCHANNELS
+  CHECK(p2p_channels(shape, CtaLimits{24, 64}) == 32);     // p2p: to a power of two
+  CHECK(CtaLimits{24, 64}.clamp(16) == 24);                // NVLS's 16 channels, clamped alike
+  CHECK(CtaLimits{}.is_default());
+}
+
+TEST_CASE("a collective channel's network rate holds back a NIC that carries few CTAs") {
+  // nccl.coll_channel_bw.net 20 GB/s: with 8 GPUs per node NCCL runs two CTAs per 50 GB/s NIC, so
+  // the NIC moves 40; with NCCL_MIN_CTAS=24 three (60: the NIC binds again); with 4 GPUs per node
+  // the ring's channels are doubled twice over 4 NICs (four CTAs each: the NIC binds).
+  const auto registry = AlgorithmRegistry::with_builtins();
+  NcclSelection ring;
+  ring.restrict_algorithms("ring", "test");
+  ring.restrict_protocols("simple", "test");
+  const auto bandwidth = [&](std::uint32_t per_node, double cap, CtaLimits limits) {
+    test::FakePlatform p = h100(10);
+    p.gpus_per_node = per_node;
+    p.nics = per_node;
+    if (cap > 0)
+      p.properties["nccl.coll_channel_bw.net"] = std::to_string(cap);
+    NcclSelection s = ring;
+    s.set_cta_limits(limits);
+    const CollectiveModel model(p, registry, s, calibration_of(p, "test"));
+    return model.plan(call_of(Op::all_gather, 16ull << 30, 10 * per_node)).costs.algorithm_Bps;
+  };
+  // Uncapped, the ring is bound by the node's NVLink (370.8 GB/s over its 8 channels), not the
+  // NICs (8 x 50); capped, by the NICs at two CTAs each. A ring AllGather's algorithm bandwidth is
+  // its bus bandwidth times n / (n - 1).
+  const double ring_factor = 80.0 / 79.0;
+  CHECK(bandwidth(8, 0, {}) == doctest::Approx(370.8e9 * ring_factor));
+  CHECK(bandwidth(8, 20, {}) == doctest::Approx(8 * 40e9 * ring_factor));
+  CHECK(bandwidth(8, 10, {}) == doctest::Approx(8 * 20e9 * ring_factor));
+  CHECK(bandwidth(8, 20, CtaLimits{24, 64}) == doctest::Approx(bandwidth(8, 0, {})));
+  CHECK(bandwidth(4, 20, {}) == doctest::Approx(bandwidth(4, 0, {})));
+}

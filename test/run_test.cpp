@@ -365,7 +365,8 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
     CHECK_MESSAGE(("\n" + r.out).find("\n" + name + "\n") != std::string::npos, name);
   CHECK(r.out.find("32 x 100Gbps NICs (4 per GPU)") != std::string::npos);
   CHECK(r.out.find("source: AWS EC2 P5 instance page") != std::string::npos);
-  CHECK(r.out.find("collective model: fitted: nccl.efficiency.nvls=0.77") != std::string::npos);  // Hopper
+  CHECK(r.out.find("collective model: fitted: nccl.coll_channel_bw.net=20.1 nccl.efficiency.nvls=0.77") !=
+        std::string::npos);  // Hopper
   CHECK(r.out.find("collective model: fitted: nccl.efficiency.ll=0.507") != std::string::npos);
   const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
   REQUIRE(json.size() == 7);
@@ -523,6 +524,41 @@ TEST_CASE("summary.json records the job as it ran: figures, overrides, the envir
   const json own = json::parse(slurp(dir / "p/summary.json"))["job"];
   CHECK(own["environment"].empty());
   CHECK(own["communication"]["proto"] == "simple");
+}
+
+TEST_CASE("NCCL_MIN_CTAS / NCCL_MAX_CTAS from the environment: used, recorded, refused when not a count") {
+  TempDir dir;
+  REQUIRE(run_cli("run examples/llama3_8b_zero3/job.yaml -q --out '" + (dir / "min") + "'", "NCCL_MIN_CTAS=24").code == 0);
+  const json job = json::parse(slurp(dir / "min/summary.json"))["job"];
+  CHECK(job["environment"] == json({{"NCCL_MIN_CTAS", 24}}));
+  CHECK(job["communication"]["min_ctas"] == 24);
+  CHECK_FALSE(job["communication"].contains("max_ctas"));
+  // Three CTAs per NIC instead of two: the NICs, not the CTAs, bound the gathers across the nodes.
+  REQUIRE(run_cli("run examples/llama3_8b_zero3/job.yaml -q --out '" + (dir / "default") + "'").code == 0);
+  const auto iteration = [&](const std::string& run) {
+    return json::parse(slurp(dir / (run + "/summary.json")))["iteration_time_s"].get<double>();
+  };
+  CHECK(iteration("min") < iteration("default"));
+  for (const std::string bad : {"0", "65", "many"}) {
+    CAPTURE(bad);
+    const auto r = run_cli("run examples/default/job.yaml -q --out '" + (dir / "bad") + "'", "NCCL_MAX_CTAS=" + bad);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("NCCL_MAX_CTAS in the environment: '" + bad + "' is not a CTA (channel) count NCCL accepts") !=
+          std::string::npos);
+  }
+  const auto tests = run_cli("nccl-tests --platform preset:dgx-h100:2 --op all_gather -g 16 -b 1G -e 1G", "NCCL_MIN_CTAS=-1");
+  CHECK(tests.code == 2);
+  CHECK(tests.err.find("NCCL_MIN_CTAS in the environment") != std::string::npos);
+}
+
+TEST_CASE("a preset's per-channel network rate is a bandwidth: negative or not a number is refused") {
+  for (const std::string bad : {"-1", "fast"}) {
+    CAPTURE(bad);
+    const auto r = run_cli("nccl-tests --platform preset:dgx-h100:2 --op all_gather -g 16 -b 1M -e 1M --set nccl.coll_channel_bw.net=" + bad);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("`nccl.coll_channel_bw.net` must be a bandwidth in GB/s, 0 or more, got '" + bad + "'") != std::string::npos);
+  }
+  CHECK(run_cli("nccl-tests --platform preset:dgx-h100:2 --op all_gather -g 16 -b 1M -e 1M --set nccl.coll_channel_bw.net=0").code == 0);
 }
 
 TEST_CASE("compare: two runs side by side, the collectives that changed, and what is not a summary") {
