@@ -24,9 +24,7 @@ std::string known_gpus() {
   return list;
 }
 
-// The platform loader already refuses hosts without a `gpu` property: every GPU has a model.
-workloads::GpuSpec gpu_of(const platforms::Cluster& cluster, const std::string& origin) {
-  const std::string model(cluster.gpu_model(0));
+workloads::GpuSpec gpu_of(const std::string& model, const std::string& origin) {
   const auto gpu = workloads::gpu_preset(model);
   if (!gpu)
     throw UserError(origin, 0, "the platform's GPU `" + model + "` has no compute preset",
@@ -61,14 +59,20 @@ void check_memory_fits(const workloads::GeneratedJob& g, const std::string& orig
 
 } // namespace
 
-workloads::Workload generated_workload(workloads::TrainingJob job, const platforms::Cluster& cluster,
+// The platform loader already refuses hosts without a `gpu` property: every GPU has a model.
+GpusOfPlatform gpus_of(const platforms::Cluster& cluster) { return {std::string(cluster.gpu_model(0)), cluster.gpu_count()}; }
+
+// As the preset's platform will be built (platforms/platform_builder.cpp): every node alike.
+GpusOfPlatform gpus_of(const platforms::ClusterSpec& spec) { return {spec.gpu, spec.nodes * spec.gpus_per_node}; }
+
+workloads::Workload generated_workload(workloads::TrainingJob job, const GpusOfPlatform& gpus,
                                        const std::string& slowdown_model) {
   // Merged kernels must slow down alike: the category model answers per category (merge within
   // one), and so does xgboost here — generated kernels have no Nsight metrics, so it gives them
   // their category's default (slowdown/predictor.hpp).
   job.merge_same_category_only = slowdown_model == "category" || slowdown_model == "xgboost";
-  const workloads::GpuSpec gpu = gpu_of(cluster, job.origin);
-  workloads::check_training_job(job, cluster.gpu_count(), gpu);
+  const workloads::GpuSpec gpu = gpu_of(gpus.model, job.origin);
+  workloads::check_training_job(job, gpus.count, gpu);
   workloads::ProfileDb db;
   if (!job.profile_db.empty())
     db = workloads::ProfileDb::load(job.profile_db, gpu.name, job.training.dtype);

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <stdexcept>
 
 namespace echo::core {
@@ -65,10 +66,30 @@ Simulation::Simulation(const JobSpec& job) : impl_(std::make_unique<Impl>()) {
   const std::uint32_t ranks = t.parallel.dp > 0 ? t.parallel.tp * t.parallel.pp * t.parallel.cp * t.parallel.dp : 0;
   refuse_oversized_platform(job.platform, ranks, job.job_file);  // dp 0: the platform's size is the job's
   impl_->engine = make_engine(ranks > 0 ? ranks : 1u << 16);
-  platforms::load_platform(*impl_->engine, job.platform);
-  impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
-  init(job.platform, generated_workload(t, *impl_->cluster, job.slowdown.model), job.communication, job.slowdown,
-       job.comm_measured);
+  const auto build_platform = [&] {
+    platforms::load_platform(*impl_->engine, job.platform);
+    impl_->cluster = std::make_unique<platforms::Cluster>(*impl_->engine, job.platform.describe());
+  };
+  workloads::Workload workload;
+  if (job.platform.spec) {
+    // A preset knows its GPUs before SimGrid builds it, and the generator never calls SimGrid:
+    // generate on a second thread meanwhile (at 16,384 GPUs each takes about half a second). A
+    // platform error still comes first, as it would in turn.
+    auto generated = std::async(std::launch::async, [&t, &job, gpus = gpus_of(*job.platform.spec)] {
+      return generated_workload(t, gpus, job.slowdown.model);
+    });
+    try {
+      build_platform();
+    } catch (...) {
+      generated.wait();
+      throw;
+    }
+    workload = generated.get();
+  } else {
+    build_platform();
+    workload = generated_workload(t, gpus_of(*impl_->cluster), job.slowdown.model);
+  }
+  init(job.platform, std::move(workload), job.communication, job.slowdown, job.comm_measured);
 }
 
 Simulation::Simulation(const platforms::PlatformSource& platform, workloads::Workload workload,
