@@ -20,12 +20,12 @@ collectives::NcclVersion parse_nccl_version(const std::string& text, const std::
                   "are not known to the model yet)");
 }
 
-std::uint32_t parse_cta_count(const std::string& text, const std::string& origin, int line) {
+std::uint32_t parse_cta_count(const std::string& text, const std::string& origin) {
   std::uint32_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v == 0 ||
       v > collectives::CtaLimits::kMaxChannels)
-    throw UserError(origin, line, "'" + text + "' is not a CTA (channel) count NCCL accepts",
+    throw UserError(origin, 0, "'" + text + "' is not a CTA (channel) count NCCL accepts",
                     "give an integer from 1 to " + std::to_string(collectives::CtaLimits::kMaxChannels) +
                         " (NCCL's MAXCHANNELS), e.g. 24");
   return v;

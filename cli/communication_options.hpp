@@ -18,7 +18,7 @@ collectives::NcclVersion parse_nccl_version(const std::string& text, const std::
 
 // A channel (CTA) count for NCCL_MIN_CTAS / NCCL_MAX_CTAS: an integer in 1..64 (NCCL's
 // MAXCHANNELS); throws UserError naming `origin` otherwise.
-std::uint32_t parse_cta_count(const std::string& text, const std::string& origin, int line = 0);
+std::uint32_t parse_cta_count(const std::string& text, const std::string& origin);
 
 // Fills the lists still empty from NCCL_ALGO / NCCL_PROTO, and the CTA bounds still unset from
 // NCCL_MIN_CTAS / NCCL_MAX_CTAS.

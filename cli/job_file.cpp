@@ -340,13 +340,17 @@ core::JobSpec read_job(const YAML::Node& root_in, const std::string& shown_name,
     job.communication.proto = scalar(comm["proto"], "proto", shown_name);
     job.communication.proto_origin = origin_of(comm["proto"], shown_name, overrides, "communication.proto");
   }
-  for (const char* key : {"min_ctas", "max_ctas"}) {
-    if (!comm[key])
+  struct CtaBound {
+    const char* key;
+    std::uint32_t& count;
+    std::string& origin;
+  };
+  for (const CtaBound& b : {CtaBound{"min_ctas", job.communication.min_ctas, job.communication.min_ctas_origin},
+                            CtaBound{"max_ctas", job.communication.max_ctas, job.communication.max_ctas_origin}}) {
+    if (!comm[b.key])
       continue;
-    const std::string origin = origin_of(comm[key], shown_name, overrides, std::string("communication.") + key);
-    const std::uint32_t v = parse_cta_count(scalar(comm[key], key, shown_name), origin);
-    (std::string_view(key) == "min_ctas" ? job.communication.min_ctas : job.communication.max_ctas) = v;
-    (std::string_view(key) == "min_ctas" ? job.communication.min_ctas_origin : job.communication.max_ctas_origin) = origin;
+    b.origin = origin_of(comm[b.key], shown_name, overrides, std::string("communication.") + b.key);
+    b.count = parse_cta_count(scalar(comm[b.key], b.key, shown_name), b.origin);
   }
   apply_nccl_environment(job.communication);
 
