@@ -11,6 +11,9 @@
 //   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
 //   nccl.efficiency.nvls        fraction of NCCL's NVLS / NVLSTree bandwidth inside a node the
 //                               switch reduction sustains (the network's part is not touched)
+//   nccl.efficiency.all_to_all  fraction of the NICs' collective rate (after nccl.efficiency.net)
+//                               that AllToAll sustains, every GPU sending to and receiving from
+//                               every other node at once (many connections into each NIC)
 //   nccl.p2p_channel_bw.KIND    GB/s one send/recv channel moves over KIND (0: no limit beyond
 //                               the link). NCCL gives a peer's send/recv a few channels of its
 //                               own (p2p_channels.hpp), collectives many: one peer alone may stay
@@ -33,6 +36,7 @@ struct Calibration {
   double efficiency[3] = {1.0, 1.0, 1.0};      // by platforms::LinkKind
   double ll_efficiency = 1.0, ll128_efficiency = 1.0;
   double nvls_efficiency = 1.0;
+  double all_to_all_efficiency = 1.0;
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
 

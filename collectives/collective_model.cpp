@@ -3,6 +3,7 @@
 #include "base/user_error.hpp"
 #include "collectives/nccl_constants.hpp"
 #include "collectives/nccl_tuner.hpp"
+#include "collectives/p2p_channel_spread.hpp"
 #include "collectives/p2p_channels.hpp"
 
 #include <algorithm>
@@ -64,12 +65,16 @@ void CollectiveModel::limit_to_p2p_channels(StepCosts& costs, const CollectiveCa
   const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version(), selection_.cta_limits());
   const std::uint32_t remote_peers = shape.ranks - std::min(shape.ranks, shape.ppn);
   const std::uint32_t local_peers = std::min(shape.ranks, shape.ppn) - 1;
-  const auto together = [&](std::uint32_t peers) {
-    return all_to_all ? std::min(p2p_channels(shape, selection_.cta_limits()), per_peer * std::max(1u, peers)) : per_peer;
+  const std::uint32_t comm_p2p = p2p_channels(shape, selection_.cta_limits());
+  const auto together = [&](std::uint32_t peers) -> double {
+    return all_to_all ? std::min(comm_p2p, per_peer * std::max(1u, peers)) : per_peer;
   };
   for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
     const auto i = static_cast<int>(k);
-    const std::uint32_t channels = together(k == LinkKind::network ? remote_peers : local_peers);
+    double channels = together(k == LinkKind::network ? remote_peers : local_peers);
+    // Across nodes NCCL's channel assignment leaves some channels busier than others.
+    if (all_to_all && k == LinkKind::network && remote_peers > 0)
+      channels = all_to_all_network_channels(shape, per_peer, comm_p2p, selection_.nccl_version());
     costs.p2p_Bps[i] = calibration_.p2p_channel_GBps[i] * 1e9 * channels;
   }
 }
@@ -158,6 +163,8 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     plan.algorithm = algorithms_.find(name);
     plan.algorithm_name = name;
     plan.costs = point_to_point_costs(shape);
+    if (call.op == Op::all_to_all)
+      plan.costs.link_Bps[static_cast<int>(LinkKind::network)] *= calibration_.all_to_all_efficiency;
     // NCCL sizes a send/recv's channels by the communicator it runs on, not by the two ranks.
     const bool on_larger = call.comm_gpus.size() > call.gpus.size();
     limit_to_p2p_channels(plan.costs, call, on_larger ? comm_shape(call.comm_gpus, platform_) : shape);

@@ -6,6 +6,7 @@
 #include "collectives/collective_model.hpp"
 #include "collectives/nccl_selection.hpp"
 #include "collectives/nccl_tuner.hpp"
+#include "collectives/p2p_channel_spread.hpp"
 #include "collectives/p2p_channels.hpp"
 #include "collectives/schedule_key.hpp"
 #include "core/collective_timing.hpp"
@@ -391,6 +392,65 @@ TEST_CASE("a send/recv between nodes goes as fast as its channels, a collective 
   auto a2a = call_of(Op::all_to_all, 1, 2);
   a2a.bytes = 2 * bytes;
   CHECK(bytes / *model.closed_form_s(model.plan(a2a), a2a) == doctest::Approx(channels * 10e9).epsilon(0.01));
+}
+
+TEST_CASE("AllToAll across nodes: the parts NCCL puts on its busiest p2p channel, by release") {
+  // 10 nodes of 1 GPU, 2 parts per peer on 4 channels (the 10-node H100 table). Worked by hand in
+  // every release's way: the nine remote rounds' bases are 2, 1, 3, 0, 2, 1, 3, 0, 2 (mirrored:
+  // 2.21, 2.28, 2.29) or 1..9 with the parts mirrored (2.22-2.27), so the channels carry 4, 4, 5,
+  // 5 parts: 18 parts, the busiest 5.
+  CommShape ten;
+  ten.ranks = ten.nodes = 10;
+  ten.ppn = 1;
+  for (NcclVersion v : {NcclVersion{2, 21}, NcclVersion{2, 26}, NcclVersion{2, 28}, NcclVersion{2, 29}}) {
+    CAPTURE(v.str());
+    CHECK(all_to_all_network_channels(ten, 2, 4, v) == doctest::Approx(3.6));
+  }
+  // 8 GPUs a node, one part per peer on 16 channels: the nine remote nodes land on nine channels,
+  // eight parts each (every GPU of a node on the same channel): even.
+  CommShape eighty = ten;
+  eighty.ranks = 80;
+  eighty.ppn = 8;
+  CHECK(all_to_all_network_channels(eighty, 1, 16, NcclVersion{2, 29}) == doctest::Approx(9.0));
+  // Six nodes of 1 GPU on 4 channels, a part a peer: five parts, one channel carries two.
+  CommShape six = ten;
+  six.ranks = six.nodes = 6;
+  CHECK(all_to_all_network_channels(six, 1, 4, NcclVersion{2, 29}) == doctest::Approx(2.5));
+  // 16 GPUs a node: NCCL 2.29 schedules groups of 8, two per node, and skips the group on its own
+  // node; each remote group's eight rounds share a channel: 16 parts on two channels.
+  CommShape wide = ten;
+  wide.ranks = 32;
+  wide.nodes = 2;
+  wide.ppn = 16;
+  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 29}) == doctest::Approx(2.0));
+  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 28}) == doctest::Approx(2.0));
+  // One node: nothing crosses the network.
+  CommShape one = ten;
+  one.nodes = 1;
+  CHECK(all_to_all_network_channels(one, 2, 4, NcclVersion{2, 29}) == 0.0);
+}
+
+TEST_CASE("AllToAll across nodes runs at its busiest channel's pace, and at the NICs' all-to-all share") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const std::uint64_t bytes = 16ull << 30;
+  const auto network_rate = [&](std::uint32_t per_node, const char* all_to_all_efficiency) {
+    test::FakePlatform p = h100(10);
+    p.gpus_per_node = per_node;
+    p.nics = per_node;
+    p.properties["nccl.p2p_channel_bw.net"] = "12.4";
+    if (all_to_all_efficiency != nullptr)
+      p.properties["nccl.efficiency.all_to_all"] = all_to_all_efficiency;
+    const CollectiveModel model(p, registry, NcclSelection{}, calibration_of(p, "test"));
+    auto call = call_of(Op::all_to_all, 1, 10 * per_node);
+    call.bytes = bytes;
+    // A GPU sends nine tenths of its buffer to other nodes.
+    return 0.9 * static_cast<double>(bytes) / *model.closed_form_s(model.plan(call), call);
+  };
+  // One GPU a node: 3.6 channels of 12.4 GB/s (the NIC, 50, does not bind); was 4 channels' worth.
+  CHECK(network_rate(1, nullptr) == doctest::Approx(3.6 * 12.4e9).epsilon(0.01));
+  // Eight a node: nine channels would move 112 GB/s; the GPU's own NIC binds, at the all-to-all share.
+  CHECK(network_rate(8, nullptr) == doctest::Approx(50e9).epsilon(0.02));
+  CHECK(network_rate(8, "0.9") == doctest::Approx(45e9).epsilon(0.02));
 }
 
 TEST_CASE("p2p channels: messages of 4 GiB and more keep every channel") {

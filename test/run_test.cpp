@@ -365,9 +365,10 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
     CHECK_MESSAGE(("\n" + r.out).find("\n" + name + "\n") != std::string::npos, name);
   CHECK(r.out.find("32 x 100Gbps NICs (4 per GPU)") != std::string::npos);
   CHECK(r.out.find("source: AWS EC2 P5 instance page") != std::string::npos);
-  CHECK(r.out.find("collective model: fitted: nccl.coll_channel_bw.net=20.1 nccl.efficiency.nvls=0.77") !=
-        std::string::npos);  // Hopper
-  CHECK(r.out.find("collective model: fitted: nccl.efficiency.ll=0.507") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.coll_channel_bw.net=20.1 nccl.efficiency.all_to_all=0.928 "
+                   "nccl.efficiency.nvls=0.77") != std::string::npos);  // Hopper
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.928 nccl.efficiency.ll=0.507") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.net=0.73 nccl.extra_hop_us.net=7\n") != std::string::npos);
   const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
   REQUIRE(json.size() == 7);
   CHECK(json[6]["preset"] == "polaris");
@@ -559,6 +560,16 @@ TEST_CASE("a preset's per-channel network rate is a bandwidth: negative or not a
     CHECK(r.err.find("`nccl.coll_channel_bw.net` must be a bandwidth in GB/s, 0 or more, got '" + bad + "'") != std::string::npos);
   }
   CHECK(run_cli("nccl-tests --platform preset:dgx-h100:2 --op all_gather -g 16 -b 1M -e 1M --set nccl.coll_channel_bw.net=0").code == 0);
+}
+
+TEST_CASE("the NICs' all-to-all share is a fraction: 0, above 1 or not a number is refused") {
+  for (const std::string bad : {"0", "1.5", "-0.2", "most"}) {
+    CAPTURE(bad);
+    const auto r = run_cli("nccl-tests --platform preset:dgx-h100:2 --op alltoall -g 16 -b 1M -e 1M --set nccl.efficiency.all_to_all=" + bad);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("`nccl.efficiency.all_to_all` must be a fraction in (0, 1], got '" + bad + "'") != std::string::npos);
+  }
+  CHECK(run_cli("nccl-tests --platform preset:dgx-h100:2 --op alltoall -g 16 -b 1M -e 1M --set nccl.efficiency.all_to_all=1").code == 0);
 }
 
 TEST_CASE("compare: two runs side by side, the collectives that changed, and what is not a summary") {
