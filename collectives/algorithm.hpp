@@ -92,6 +92,12 @@ public:
   // How many steps build() would make (0: not known without building), so that the engine can
   // refuse schedules too large to hold.
   virtual std::uint64_t step_count(const PlannedCall&) const { return 0; }
+  // Member `self`'s share of the schedule build() makes, built without the other members' steps,
+  // where that schedule is rotation-symmetric: exactly what project_onto_member(build(call), self)
+  // gives (member_projection.hpp), at a members-th of the work. Rank folding times a call whose
+  // members all mirror one rank this way. nullopt (the default): core builds the whole schedule
+  // and projects it.
+  virtual std::optional<Schedule> build_for_member(const PlannedCall&, std::uint32_t /*self*/) const { return std::nullopt; }
   // True when build() reads nothing of the call but its op, bytes, root and member count, the
   // shape, the costs and which members share a node — never the GPUs' indices or the platform's
   // routes. Two calls alike in those then get the same schedule, and core builds it once

@@ -223,6 +223,11 @@ Schedule CollectiveModel::build(const Plan& plan, const CollectiveCall& call) co
   return plan.algorithm->build(planned);
 }
 
+std::optional<Schedule> CollectiveModel::build_for_member(const Plan& plan, const CollectiveCall& call, std::uint32_t self) const {
+  const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
+  return plan.algorithm->build_for_member(planned, self);
+}
+
 std::uint64_t CollectiveModel::step_count(const Plan& plan, const CollectiveCall& call) const {
   const PlannedCall planned{call, plan.shape, plan.node_of_member, platform_, plan.costs};
   return plan.algorithm->step_count(planned);

@@ -41,6 +41,9 @@ public:
   // nullopt when the algorithm has no closed form (core then times its schedule once).
   std::optional<double> closed_form_s(const Plan& plan, const CollectiveCall& call) const;
   std::uint64_t step_count(const Plan& plan, const CollectiveCall& call) const;
+  // Member `self`'s share of build()'s schedule, made alone, where the algorithm can
+  // (Algorithm::build_for_member); nullopt otherwise.
+  std::optional<Schedule> build_for_member(const Plan& plan, const CollectiveCall& call, std::uint32_t self) const;
 
   const NcclSelection& selection() const { return selection_; }
   const Calibration& calibration() const { return calibration_; }

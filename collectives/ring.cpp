@@ -119,6 +119,44 @@ Schedule RingAlgorithm::build(const PlannedCall& p) const {
   return s;
 }
 
+std::optional<Schedule> RingAlgorithm::build_for_member(const PlannedCall& p, std::uint32_t self) const {
+  const auto n = static_cast<std::uint32_t>(p.call.gpus.size());
+  if (n < 2 || self >= n || is_chain(p.call.op))
+    return std::nullopt;
+  // build()'s steps rotate into one another only if every member hands on to the member the same
+  // offset ahead, over hops of one latency.
+  const auto order = ring_order(p);
+  const std::uint32_t ahead = (order[1] + n - order[0]) % n;
+  const double latency = p.costs.hop(p.hop_kind(order[0], order[1]));
+  std::uint32_t at = n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t from = order[i], to = order[(i + 1) % n];
+    if ((to + n - from) % n != ahead || p.costs.hop(p.hop_kind(from, to)) != latency)
+      return std::nullopt;
+    if (from == self)
+      at = i;
+  }
+  // build()'s round k for `self` alone; its data dependency (the predecessor's round k-1) reads as
+  // `self`'s own round k-1, as project_onto_member maps it.
+  const std::uint32_t rounds = ring_steps(p.call.op, n);
+  const std::uint32_t reducing = p.call.op == Op::all_gather ? 0 : n - 1;
+  const std::uint64_t slice = ceil_div(p.call.bytes, n);
+  const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
+  const std::uint32_t to = order[(at + 1) % n];
+  Schedule s(n);
+  s.set_base_latency(p.costs.base_s);
+  s.reserve(rounds, 2 * std::size_t{rounds - 1});
+  for (std::uint32_t k = 0; k < rounds; ++k) {
+    if (k == 0)
+      s.add_step(self, to, slice, serialize, latency, {}, k < reducing);
+    else
+      s.add_step(self, to, slice, serialize, latency, {{k - 1, DepKind::data}, {k - 1, DepKind::order}}, k < reducing);
+  }
+  s.mark_symmetric();
+  s.finalize();
+  return s;
+}
+
 std::uint64_t RingAlgorithm::step_count(const PlannedCall& p) const {
   const std::uint64_t n = p.call.gpus.size();
   if (n < 2)

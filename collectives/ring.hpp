@@ -21,6 +21,9 @@ public:
   Schedule build(const PlannedCall& call) const override;
   std::optional<double> closed_form_s(const PlannedCall& call) const override;
   std::uint64_t step_count(const PlannedCall& call) const override;
+  // AllReduce / AllGather / ReduceScatter rings whose members each pass to the member a fixed
+  // offset ahead over hops alike (one member per node, or one node); chains are not symmetric.
+  std::optional<Schedule> build_for_member(const PlannedCall& call, std::uint32_t self) const override;
 };
 
 // Ring order of the members (node by node, by member index inside a node), shared with

@@ -103,13 +103,12 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
   // member that arrives before the run stops (actors woken at the same instant run on).
   auto it = collectives_.lower_bound(key);
   if (it == collectives_.end() || it->first != key) {
-    const CallPlan& plan = plans_.collective(comm, task, folded(comm));
     // A call its members all mirror: one member's steps stand for all, where the schedule is
     // symmetric (its other members' steps would repeat them on links nothing else uses).
-    std::shared_ptr<const collectives::Schedule> timed = plan.schedule;
-    if (!folded(comm) && one_member_times_all(rank, comm))
-      if (const auto& own = plans_.projection(comm, task, workload_.member_index(rank, task.slot)))
-        timed = own;
+    const bool mirrored = !folded(comm) && one_member_times_all(rank, comm);
+    const CallPlan& plan = mirrored ? plans_.mirrored(comm, task, workload_.member_index(rank, task.slot))
+                                    : plans_.collective(comm, task, folded(comm));
+    std::shared_ptr<const collectives::Schedule> timed = mirrored && plan.projection ? plan.projection : plan.schedule;
     it = collectives_.try_emplace(it, key);
     Call& call = it->second;
     call.comm = comm;

@@ -65,23 +65,61 @@ const CallPlan& CallPlans::collective(std::uint32_t comm, const ProgramTask& tas
   return planned(comm, task, folded);
 }
 
+CallPlan& CallPlans::slot_of(std::uint32_t comm, const ProgramTask& task) {
+  return collectives_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)];
+}
+
+collectives::CollectiveCall CallPlans::call_of(std::uint32_t comm, const ProgramTask& task) const {
+  collectives::CollectiveCall call;
+  call.op = to_collective_op(task.op);
+  call.bytes = task.bytes;
+  call.root = task.peer_or_root;
+  call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
+  return call;
+}
+
+void CallPlans::describe(CallPlan& slot, const collectives::Plan& plan, const ProgramTask& task) {
+  slot.choice = plan.describe();
+  slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(plan.algorithm_name), protocol_code(plan.protocol),
+                            static_cast<float>(plan.channels), static_cast<float>(task.bytes)};
+  slot.planned = true;
+}
+
 CallPlan& CallPlans::planned(std::uint32_t comm, const ProgramTask& task, bool folded) {
-  auto& slot = collectives_[std::make_tuple(comm, static_cast<int>(task.op), task.bytes, task.peer_or_root)];
-  if (!slot.schedule) {
-    collectives::CollectiveCall call;
-    call.op = to_collective_op(task.op);
-    call.bytes = task.bytes;
-    call.root = task.peer_or_root;
-    call.gpus = workload_.communicators[comm].ranks;  // rank r runs on GPU r
-    const collectives::Plan plan = fill(slot, std::move(call), runs_steps_ && !folded);
-    slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(plan.algorithm_name), protocol_code(plan.protocol),
-                              static_cast<float>(plan.channels), static_cast<float>(task.bytes)};
-  }
+  CallPlan& slot = slot_of(comm, task);
+  if (!slot.schedule)
+    describe(slot, fill(slot, call_of(comm, task), runs_steps_ && !folded), task);
   return slot;
 }
 
-const std::shared_ptr<const collectives::Schedule>& CallPlans::projection(std::uint32_t comm, const ProgramTask& task,
-                                                                         std::uint32_t member) {
+const CallPlan& CallPlans::mirrored(std::uint32_t comm, const ProgramTask& task, std::uint32_t member) {
+  CallPlan& first = slot_of(comm, task);
+  if (!first.planned && runs_steps_) {
+    // The member's share made alone where the algorithm can: n times less work than the whole
+    // schedule, the same steps. A schedule too large to build stays the closed form's barrier.
+    collectives::CollectiveCall call = call_of(comm, task);
+    const collectives::Plan plan = model_.plan(call);
+    if (model_.step_count(plan, call) <= kMaxStepsPerCall) {
+      const std::optional<std::string> key = collectives::shape_schedule_key(plan, call);
+      std::shared_ptr<const collectives::Schedule> own;
+      if (key)
+        if (const auto it = built_for_member_.find({*key, member}); it != built_for_member_.end())
+          own = it->second;
+      if (!own)
+        if (std::optional<collectives::Schedule> made = model_.build_for_member(plan, call, member)) {
+          own = std::make_shared<const collectives::Schedule>(std::move(*made));
+          if (key)
+            built_for_member_.emplace(std::make_pair(*key, member), own);
+        }
+      if (own) {
+        first.gpus = std::move(call.gpus);
+        first.projection = std::move(own);
+        first.projection_member = member;
+        describe(first, plan, task);
+        return first;
+      }
+    }
+  }
   // A folded slot's calls are planned with steps here (they are not timed in closed form).
   CallPlan& slot = planned(comm, task, false);
   if (slot.projection_member != member) {
@@ -93,7 +131,7 @@ const std::shared_ptr<const collectives::Schedule>& CallPlans::projection(std::u
         it->second = std::make_shared<const collectives::Schedule>(std::move(*own));
     slot.projection = it->second;
   }
-  return slot.projection;
+  return slot;
 }
 
 const CallPlan& CallPlans::transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm) {
@@ -119,6 +157,9 @@ const std::vector<float>& CallPlans::features(std::uint32_t comm, const ProgramT
       f = {op, std::nanf(""), std::nanf(""), std::nanf(""), static_cast<float>(task.bytes)};
     return f;
   }
+  // A mirrored call's plan may hold its member's share alone: its features do not need the whole.
+  if (const CallPlan& slot = slot_of(comm, task); slot.planned)
+    return slot.slowdown_features;
   return collective(comm, task, folded).slowdown_features;
 }
 

@@ -17,6 +17,7 @@
 namespace echo::core {
 
 struct CallPlan {
+  // Null while only `projection` was made (the algorithm built one member's share alone).
   std::shared_ptr<const collectives::Schedule> schedule;
   std::vector<std::uint32_t> gpus;  // member index -> GPU
   bool too_large = false;           // ran as one barrier: too many steps to build
@@ -26,6 +27,7 @@ struct CallPlan {
   // calls whose members all mirror that member's rank; null when it is not. Made on first use.
   std::shared_ptr<const collectives::Schedule> projection;
   std::int64_t projection_member = -1;  // whose share `projection` is (-1: not tried yet)
+  bool planned = false;                 // choice, GPUs and features are known
 };
 
 class CallPlans {
@@ -40,9 +42,10 @@ public:
   // References live as long as this object.
   const CallPlan& collective(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
   // The plan of collective() timed for one member on behalf of all (every member mirrors
-  // `member`'s rank): its projection, or null when the schedule is not symmetric.
-  const std::shared_ptr<const collectives::Schedule>& projection(std::uint32_t comm, const workloads::ProgramTask& task,
-                                                                std::uint32_t member);
+  // `member`'s rank): `projection` holds that member's share, or is null when the schedule is not
+  // symmetric (then `schedule` is the whole). The whole is not built where the algorithm can make
+  // the share alone (Algorithm::build_for_member).
+  const CallPlan& mirrored(std::uint32_t comm, const workloads::ProgramTask& task, std::uint32_t member);
   // A send/recv on communicator `comm` (-1: none known, the two alone).
   const CallPlan& transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::int32_t comm);
   // Op, algorithm, protocol, channels and bytes of the call `task` makes on `comm`; for a send /
@@ -50,7 +53,12 @@ public:
   const std::vector<float>& features(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
 
 private:
+  CallPlan& slot_of(std::uint32_t comm, const workloads::ProgramTask& task);
+  collectives::CollectiveCall call_of(std::uint32_t comm, const workloads::ProgramTask& task) const;
+  // The slot with its schedule (the whole, or the closed form's barrier when `folded`).
   CallPlan& planned(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
+  // Records what planned() records but the schedule.
+  void describe(CallPlan& slot, const collectives::Plan& plan, const workloads::ProgramTask& task);
   // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan. A schedule that an
   // earlier call of the same shape built (collectives/schedule_key.hpp) is shared, not rebuilt.
   collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps);
@@ -68,6 +76,9 @@ private:
   std::unordered_map<std::string, Built> built_;  // by collectives::shape_schedule_key
   // One member's projection of a schedule (null: not symmetric), by schedule and member.
   std::map<std::pair<const collectives::Schedule*, std::uint32_t>, std::shared_ptr<const collectives::Schedule>> projections_;
+  // One member's share built alone, by shape_schedule_key and member: the data-parallel rings of
+  // a job's pipeline stages share it as they would share the whole schedule.
+  std::map<std::pair<std::string, std::uint32_t>, std::shared_ptr<const collectives::Schedule>> built_for_member_;
 };
 
 } // namespace echo::core

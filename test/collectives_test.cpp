@@ -163,6 +163,57 @@ TEST_CASE("one member's share of a ring whose hops all cost the same times every
   CHECK(!collectives::project_onto_member(collectives::Schedule::barrier(8, 1e-3), 0));
 }
 
+TEST_CASE("a ring builds one member's share alone, step for step the projection of its whole schedule") {
+  const auto same = [](const collectives::Schedule& a, const collectives::Schedule& b) {
+    REQUIRE(a.steps().size() == b.steps().size());
+    CHECK(a.members() == b.members());
+    CHECK(a.symmetric() == b.symmetric());
+    CHECK(a.base_latency_s() == b.base_latency_s());
+    for (std::size_t i = 0; i < a.steps().size(); ++i) {
+      const auto &x = a.steps()[i], &y = b.steps()[i];
+      CHECK(x.member == y.member);
+      CHECK(x.peer == y.peer);
+      CHECK(x.bytes == y.bytes);
+      CHECK(x.serialize_s == y.serialize_s);
+      CHECK(x.latency_s == y.latency_s);
+      CHECK(x.unit_s == y.unit_s);
+      CHECK(x.reduce == y.reduce);
+      const auto dx = a.deps(x), dy = b.deps(y);
+      REQUIRE(dx.size() == dy.size());
+      for (std::size_t k = 0; k < dx.size(); ++k) {
+        CHECK(dx[k].step == dy[k].step);
+        CHECK(dx[k].kind == dy[k].kind);
+      }
+    }
+  };
+  const collectives::RingAlgorithm ring;
+  for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter})
+    for (std::uint32_t n : {2u, 3u, 5u, 8u})
+      for (const auto& [nodes, per_node] : {std::pair{n, 1u}, std::pair{1u, n}}) {
+        CAPTURE(static_cast<int>(op));
+        CAPTURE(n);
+        CAPTURE(nodes);
+        const Planned p(call_of(op, 3 << 20, n), nodes_of(nodes, per_node), 5e-6, 1e-6, 10e-6, 40e9);
+        const auto full = ring.build(p.view());
+        for (std::uint32_t self = 0; self < n; ++self) {
+          const auto alone = ring.build_for_member(p.view(), self);
+          const auto projected = collectives::project_onto_member(full, self);
+          REQUIRE(alone);
+          REQUIRE(projected);
+          same(*alone, *projected);
+        }
+      }
+  // Not symmetric: hops inside and across nodes differ, members out of ring order, a chain.
+  const Planned uneven(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(2, 4), 5e-6, 1e-6, 10e-6, 40e9);
+  CHECK(!ring.build_for_member(uneven.view(), 0));
+  CollectiveCall shuffled = call_of(Op::all_reduce, 64 << 20, 4);
+  shuffled.gpus = {0, 2, 1, 3};  // members on nodes 0, 1, 0, 1: the ring goes 0, 2, 1, 3
+  const Planned interleaved(shuffled, nodes_of(2, 2), 5e-6, 1e-6, 1e-6, 40e9);
+  CHECK(!collectives::project_onto_member(ring.build(interleaved.view()), 1));
+  CHECK(!ring.build_for_member(interleaved.view(), 1));
+  CHECK(!ring.build_for_member(Planned(call_of(Op::broadcast, 1 << 20, 4), nodes_of(4, 1), 5e-6, 1e-6, 10e-6, 40e9).view(), 0));
+}
+
 TEST_CASE("a stream dependency forwards unit by unit: B/bw once, a unit and a latency per hop") {
   collectives::Schedule s(3);
   const double S = 100e-6, unit = 2e-6, lat = 1e-6;
