@@ -65,7 +65,7 @@ void CollectiveModel::limit_to_p2p_channels(StepCosts& costs, const CollectiveCa
   const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version(), selection_.cta_limits());
   const std::uint32_t remote_peers = shape.ranks - std::min(shape.ranks, shape.ppn);
   const std::uint32_t local_peers = std::min(shape.ranks, shape.ppn) - 1;
-  const std::uint32_t comm_p2p = p2p_channels(shape, selection_.cta_limits());
+  const std::uint32_t comm_p2p = all_to_all ? p2p_channels(shape, selection_.cta_limits()) : 0;
   const auto together = [&](std::uint32_t peers) -> double {
     return all_to_all ? std::min(comm_p2p, per_peer * std::max(1u, peers)) : per_peer;
   };
