@@ -189,7 +189,8 @@ TEST_CASE("a ring builds one member's share alone, step for step the projection 
   const collectives::RingAlgorithm ring;
   for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter})
     for (std::uint32_t n : {2u, 3u, 5u, 8u})
-      for (const auto& [nodes, per_node] : {std::pair{n, 1u}, std::pair{1u, n}}) {
+      for (const auto& layout : {std::pair{n, 1u}, std::pair{1u, n}}) {
+        const std::uint32_t nodes = layout.first, per_node = layout.second;  // no structured binding: CAPTURE's lambda
         CAPTURE(static_cast<int>(op));
         CAPTURE(n);
         CAPTURE(nodes);
