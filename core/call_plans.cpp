@@ -78,7 +78,7 @@ collectives::CollectiveCall CallPlans::call_of(std::uint32_t comm, const Program
   return call;
 }
 
-void CallPlans::describe(CallPlan& slot, const collectives::Plan& plan, const ProgramTask& task) {
+void CallPlans::record_choice(CallPlan& slot, const collectives::Plan& plan, const ProgramTask& task) {
   slot.choice = plan.describe();
   slot.slowdown_features = {static_cast<float>(task.op), algorithm_code(plan.algorithm_name), protocol_code(plan.protocol),
                             static_cast<float>(plan.channels), static_cast<float>(task.bytes)};
@@ -88,40 +88,44 @@ void CallPlans::describe(CallPlan& slot, const collectives::Plan& plan, const Pr
 CallPlan& CallPlans::planned(std::uint32_t comm, const ProgramTask& task, bool folded) {
   CallPlan& slot = slot_of(comm, task);
   if (!slot.schedule)
-    describe(slot, fill(slot, call_of(comm, task), runs_steps_ && !folded), task);
+    record_choice(slot, fill(slot, call_of(comm, task), runs_steps_ && !folded), task);
   return slot;
 }
 
-const CallPlan& CallPlans::mirrored(std::uint32_t comm, const ProgramTask& task, std::uint32_t member) {
-  CallPlan& first = slot_of(comm, task);
-  if (!first.planned && runs_steps_) {
-    // The member's share made alone where the algorithm can: n times less work than the whole
-    // schedule, the same steps. A schedule too large to build stays the closed form's barrier.
-    collectives::CollectiveCall call = call_of(comm, task);
-    const collectives::Plan plan = model_.plan(call);
-    if (model_.step_count(plan, call) <= kMaxStepsPerCall) {
-      const std::optional<std::string> key = collectives::shape_schedule_key(plan, call);
-      std::shared_ptr<const collectives::Schedule> own;
-      if (key)
-        if (const auto it = built_for_member_.find({*key, member}); it != built_for_member_.end())
-          own = it->second;
-      if (!own)
-        if (std::optional<collectives::Schedule> made = model_.build_for_member(plan, call, member)) {
-          own = std::make_shared<const collectives::Schedule>(std::move(*made));
-          if (key)
-            built_for_member_.emplace(std::make_pair(*key, member), own);
-        }
-      if (own) {
-        first.gpus = std::move(call.gpus);
-        first.projection = std::move(own);
-        first.projection_member = member;
-        describe(first, plan, task);
-        return first;
-      }
-    }
+bool CallPlans::plan_member_share(CallPlan& slot, std::uint32_t comm, const ProgramTask& task, std::uint32_t member) {
+  collectives::CollectiveCall call = call_of(comm, task);
+  const collectives::Plan plan = model_.plan(call);
+  if (model_.step_count(plan, call) > kMaxStepsPerCall)
+    return false;  // the whole would run as the closed form's barrier: leave it to planned()
+  const std::optional<std::string> key = collectives::shape_schedule_key(plan, call);
+  std::shared_ptr<const collectives::Schedule> share;
+  if (key)
+    if (const auto it = built_for_member_.find({*key, member}); it != built_for_member_.end())
+      share = it->second;
+  if (!share) {
+    std::optional<collectives::Schedule> made = model_.build_for_member(plan, call, member);
+    if (!made)
+      return false;
+    share = std::make_shared<const collectives::Schedule>(std::move(*made));
+    if (key)
+      built_for_member_.emplace(std::make_pair(*key, member), share);
   }
-  // A folded slot's calls are planned with steps here (they are not timed in closed form).
-  CallPlan& slot = planned(comm, task, false);
+  slot.gpus = std::move(call.gpus);
+  slot.projection = std::move(share);
+  slot.projection_member = member;
+  record_choice(slot, plan, task);
+  return true;
+}
+
+const CallPlan& CallPlans::mirrored(std::uint32_t comm, const ProgramTask& task, std::uint32_t member) {
+  // The member's share made alone where the algorithm can: the same steps as the whole schedule's
+  // projection, for a members-th of the work.
+  CallPlan& slot = slot_of(comm, task);
+  if (!slot.planned && runs_steps_ && plan_member_share(slot, comm, task, member))
+    return slot;
+  // Else the whole schedule, projected. A folded slot's calls are planned with steps here (they
+  // are not timed in closed form).
+  planned(comm, task, false);
   if (slot.projection_member != member) {
     slot.projection_member = member;
     // Slots sharing a schedule share its projections too.

@@ -57,8 +57,12 @@ private:
   collectives::CollectiveCall call_of(std::uint32_t comm, const workloads::ProgramTask& task) const;
   // The slot with its schedule (the whole, or the closed form's barrier when `folded`).
   CallPlan& planned(std::uint32_t comm, const workloads::ProgramTask& task, bool folded);
-  // Records what planned() records but the schedule.
-  void describe(CallPlan& slot, const collectives::Plan& plan, const workloads::ProgramTask& task);
+  // The plan's choice and slowdown features, into the slot (everything planned() records but the
+  // schedule).
+  void record_choice(CallPlan& slot, const collectives::Plan& plan, const workloads::ProgramTask& task);
+  // Plans the slot with `member`'s share alone (Algorithm::build_for_member); false, the slot
+  // untouched, where the algorithm cannot or the whole would be too large to build.
+  bool plan_member_share(CallPlan& slot, std::uint32_t comm, const workloads::ProgramTask& task, std::uint32_t member);
   // Plans `call` into `slot` (schedule, GPUs, choice) and returns the plan. A schedule that an
   // earlier call of the same shape built (collectives/schedule_key.hpp) is shared, not rebuilt.
   collectives::Plan fill(CallPlan& slot, collectives::CollectiveCall call, bool steps);
