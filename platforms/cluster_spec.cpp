@@ -18,11 +18,13 @@ namespace {
 // links on A100; Hopper 20.6 GB/s x 18 on H100, x 8 on H800 — nccl-facts.md, hardware section);
 // NIC rates are the InfiniBand port rates of the vendors' node specs (HDR 200 Gb/s, NDR 400 Gb/s,
 // one per GPU); switch latency is the port-to-port figure of NVIDIA Quantum / Quantum-2 switches.
-// An AllToAll sends from every GPU to every other node at once: the NICs sustain 92.8% of the rate
-// they reach in rings and trees (many connections into each NIC). Fitted on the 10-node, 8 GPUs per
-// node H100 AllToAll of ../shared/data/collectives (sizes from 256 MiB); held out: 1, 2 and 4 GPUs
-// per node (0.4-2.8%) and ALCF Sophia's two DGX A100 AllToAll runs on HDR (10.7% -> 4.9-5.2%):
-// the same fraction on both generations of InfiniBand, so every InfiniBand preset carries it.
+
+// An AllToAll sends from every GPU to every other node at once: InfiniBand NICs sustain 92.8% of
+// the rate they reach in rings and trees (many connections into each NIC). Fitted on the 10-node,
+// 8 GPUs per node H100 AllToAll of ../shared/data/collectives (sizes from 256 MiB); held out: 1, 2
+// and 4 GPUs per node (0.4-2.8%) and ALCF Sophia's two DGX A100 AllToAll runs on HDR (10.7% ->
+// 4.9-5.2%): the same fraction on both generations, so every InfiniBand preset carries it (not the
+// clouds' EFA and TCPXO, nor Slingshot: no AllToAll of theirs says what they sustain).
 constexpr const char* kAllToAllOnInfiniBand = "0.928";
 
 const std::map<std::string, ClusterSpec>& presets() {
@@ -125,6 +127,7 @@ const std::map<std::string, ClusterSpec>& presets() {
     // AllReduce table of ../shared/data/collectives (sizes to 32 KiB), its 2.20 and tuner-plugin
     // tables held out (docs/validation.md).
     ClusterSpec p5 = h100;
+    p5.calibration.erase("nccl.efficiency.all_to_all");  // InfiniBand's, not EFA's
     p5.calibration["nccl.extra_hop_us.net"] = "20.7";
     p5.preset = "aws-p5";
     p5.cpu = "amd";
@@ -142,6 +145,7 @@ const std::map<std::string, ClusterSpec>& presets() {
     // line rate (sizes from 1 GiB). Both fitted on the one 2-node AllReduce table there is: no table
     // is held out, so these are fit figures, not predictions (docs/validation.md).
     ClusterSpec a3mega = h100;
+    a3mega.calibration.erase("nccl.efficiency.all_to_all");  // InfiniBand's, not GPUDirect-TCPXO's
     a3mega.calibration["nccl.extra_hop_us.net"] = "48.5";
     a3mega.calibration["nccl.efficiency.net"] = "0.83";
     a3mega.preset = "gcp-a3-mega";
