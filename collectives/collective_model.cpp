@@ -63,20 +63,18 @@ void CollectiveModel::limit_to_p2p_channels(StepCosts& costs, const CollectiveCa
   const bool all_to_all = call.op == Op::all_to_all;
   const std::uint64_t per_peer_bytes = all_to_all ? call.bytes / std::max<std::size_t>(1, call.gpus.size()) : call.bytes;
   const std::uint32_t per_peer = p2p_channels_for(per_peer_bytes, shape, selection_.nccl_version(), selection_.cta_limits());
-  const std::uint32_t remote_peers = shape.ranks - std::min(shape.ranks, shape.ppn);
   const std::uint32_t local_peers = std::min(shape.ranks, shape.ppn) - 1;
   const std::uint32_t comm_p2p = all_to_all ? p2p_channels(shape, selection_.cta_limits()) : 0;
-  const auto together = [&](std::uint32_t peers) -> double {
-    return all_to_all ? std::min(comm_p2p, per_peer * std::max(1u, peers)) : per_peer;
-  };
-  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {
-    const auto i = static_cast<int>(k);
-    double channels = together(k == LinkKind::network ? remote_peers : local_peers);
+  const auto channels_over = [&](LinkKind k) -> double {
+    if (!all_to_all)
+      return per_peer;
     // Across nodes NCCL's channel assignment leaves some channels busier than others.
-    if (all_to_all && k == LinkKind::network && remote_peers > 0)
-      channels = all_to_all_network_channels(shape, per_peer, comm_p2p, selection_.nccl_version());
-    costs.p2p_Bps[i] = calibration_.p2p_channel_GBps[i] * 1e9 * channels;
-  }
+    if (k == LinkKind::network)
+      return all_to_all_network_channels(shape, per_peer, comm_p2p, selection_.nccl_version());
+    return std::min(comm_p2p, per_peer * std::max(1u, local_peers));
+  };
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network})
+    costs.p2p_Bps[static_cast<int>(k)] = calibration_.p2p_channel_GBps[static_cast<int>(k)] * 1e9 * channels_over(k);
 }
 
 // The CTAs a call runs per NIC it leaves through. NCCL runs the communicator's channels as CTAs

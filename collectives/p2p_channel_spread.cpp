@@ -1,6 +1,7 @@
 #include "collectives/p2p_channel_spread.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <vector>
 
@@ -10,13 +11,6 @@ namespace {
 
 constexpr std::uint32_t kWorksPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH (2.21: 16 / 2)
 constexpr std::uint32_t kScheduleGroup = 8;  // NCCL_P2P_SCHEDULE_GROUP_SIZE (2.29)
-
-std::uint32_t pow2_up(std::uint32_t v) {
-  std::uint32_t p = 1;
-  while (p < v)
-    p <<= 1;
-  return p;
-}
 
 // The low log2(pow2) bits of v, reversed (NCCL's mirrorBits / reverseBits).
 std::uint32_t mirror(std::uint32_t v, std::uint32_t pow2) {
@@ -29,7 +23,7 @@ std::uint32_t mirror(std::uint32_t v, std::uint32_t pow2) {
 
 // NCCL's order of deltas between n groups: (x^2 + x) / 2 mod pow2Up(n), those >= n left out.
 std::vector<std::uint32_t> quadratic_deltas(std::uint32_t n) {
-  const std::uint32_t pow2 = pow2_up(n);
+  const std::uint32_t pow2 = std::bit_ceil(n);
   std::vector<std::uint32_t> deltas;
   std::uint32_t round = 0, delta = 0;
   do {

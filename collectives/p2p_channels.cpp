@@ -3,6 +3,7 @@
 #include "collectives/channel_search.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace echo::collectives {
@@ -15,13 +16,6 @@ constexpr std::uint32_t kPeersPerChannelRound = 8;  // NCCL_MAX_DEV_WORK_P2P_PER
 constexpr std::uint64_t kNetChunk = 128 << 10;   // NCCL_P2P_NET_CHUNKSIZE
 constexpr std::uint64_t kNvlChunk = 512 << 10;   // NCCL_P2P_NVL_CHUNKSIZE
 constexpr std::uint64_t kPciChunk = 128 << 10;   // NCCL_P2P_PCI_CHUNKSIZE
-
-std::uint32_t pow2_up(std::uint32_t v) {
-  std::uint32_t p = 1;
-  while (p < v)
-    p <<= 1;
-  return p;
-}
 
 std::uint64_t div_up(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
@@ -71,7 +65,7 @@ std::uint32_t comm_channels(const CommShape& s, const CtaLimits& limits) {
 }
 
 std::uint32_t p2p_channels(const CommShape& s, const CtaLimits& limits) {
-  return std::min(kMaxChannels, pow2_up(comm_channels(s, limits)));
+  return std::min(kMaxChannels, std::bit_ceil(comm_channels(s, limits)));
 }
 
 std::uint32_t p2p_channels_per_peer(const CommShape& s, NcclVersion v, const CtaLimits& limits) {
@@ -79,7 +73,7 @@ std::uint32_t p2p_channels_per_peer(const CommShape& s, NcclVersion v, const Cta
   std::uint32_t per_peer = s.ppn > 1 ? local_peer_channels(s) : kMaxChannels;
   if (s.nodes > 1)
     per_peer = std::min(per_peer, net_peer_channels(s, v, p2p));
-  per_peer = std::min(pow2_up(per_peer), v < NcclVersion{2, 29} ? p2p : kMaxChannels);
+  per_peer = std::min(std::bit_ceil(per_peer), v < NcclVersion{2, 29} ? p2p : kMaxChannels);
   if (v >= NcclVersion{2, 29}) {
     if (s.nodes > 1) {
       // Every peer in one round of the p2p channels, eight peers to a channel.

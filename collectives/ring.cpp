@@ -15,6 +15,20 @@ bool is_chain(Op op) { return op == Op::broadcast || op == Op::reduce; }
 
 std::uint32_t ring_steps(Op op, std::uint32_t n) { return op == Op::all_reduce ? 2 * (n - 1) : n - 1; }
 
+// What every step of a (non-chain) ring carries: `rounds` rounds, the first `reducing` reduce,
+// each a slice of the data at the call's ring bandwidth.
+struct RingRounds {
+  std::uint32_t rounds, reducing;
+  std::uint64_t slice;
+  double serialize_s;
+};
+
+RingRounds ring_rounds(const PlannedCall& p, std::uint32_t n) {
+  const std::uint32_t rounds = ring_steps(p.call.op, n);
+  return {rounds, p.call.op == Op::all_gather ? 0 : n - 1, ceil_div(p.call.bytes, n),
+          static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps};
+}
+
 // Members in chain order for Broadcast (from the root) and Reduce (into the root).
 std::vector<std::uint32_t> chain_order(const PlannedCall& p) {
   const auto ring = ring_order(p);
@@ -99,20 +113,17 @@ Schedule RingAlgorithm::build(const PlannedCall& p) const {
     // Round k: every member sends one slice to its successor, forwarding (or reducing) what it
     // received from its predecessor in round k-1.
     const auto order = ring_order(p);
-    const std::uint32_t rounds = ring_steps(p.call.op, n);
-    const std::uint32_t reducing = p.call.op == Op::all_gather ? 0 : n - 1;
-    const std::uint64_t slice = ceil_div(p.call.bytes, n);
-    const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
-    s.reserve(std::size_t{rounds} * n, 2 * std::size_t{rounds - 1} * n);
-    for (std::uint32_t k = 0; k < rounds; ++k)
+    const RingRounds r = ring_rounds(p, n);
+    s.reserve(std::size_t{r.rounds} * n, 2 * std::size_t{r.rounds - 1} * n);
+    for (std::uint32_t k = 0; k < r.rounds; ++k)
       for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint32_t from = order[i], to = order[(i + 1) % n];
         const double latency = p.costs.hop(p.hop_kind(from, to));
         if (k == 0)
-          s.add_step(from, to, slice, serialize, latency, {}, k < reducing);
+          s.add_step(from, to, r.slice, r.serialize_s, latency, {}, k < r.reducing);
         else
-          s.add_step(from, to, slice, serialize, latency,
-                     {{(k - 1) * n + (i + n - 1) % n, DepKind::data}, {(k - 1) * n + i, DepKind::order}}, k < reducing);
+          s.add_step(from, to, r.slice, r.serialize_s, latency,
+                     {{(k - 1) * n + (i + n - 1) % n, DepKind::data}, {(k - 1) * n + i, DepKind::order}}, k < r.reducing);
       }
   }
   s.finalize();
@@ -138,19 +149,16 @@ std::optional<Schedule> RingAlgorithm::build_for_member(const PlannedCall& p, st
   }
   // build()'s round k for `self` alone; its data dependency (the predecessor's round k-1) reads as
   // `self`'s own round k-1, as project_onto_member maps it.
-  const std::uint32_t rounds = ring_steps(p.call.op, n);
-  const std::uint32_t reducing = p.call.op == Op::all_gather ? 0 : n - 1;
-  const std::uint64_t slice = ceil_div(p.call.bytes, n);
-  const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
+  const RingRounds r = ring_rounds(p, n);
   const std::uint32_t to = order[(at + 1) % n];
   Schedule s(n);
   s.set_base_latency(p.costs.base_s);
-  s.reserve(rounds, 2 * std::size_t{rounds - 1});
-  for (std::uint32_t k = 0; k < rounds; ++k) {
+  s.reserve(r.rounds, 2 * std::size_t{r.rounds - 1});
+  for (std::uint32_t k = 0; k < r.rounds; ++k) {
     if (k == 0)
-      s.add_step(self, to, slice, serialize, latency, {}, k < reducing);
+      s.add_step(self, to, r.slice, r.serialize_s, latency, {}, k < r.reducing);
     else
-      s.add_step(self, to, slice, serialize, latency, {{k - 1, DepKind::data}, {k - 1, DepKind::order}}, k < reducing);
+      s.add_step(self, to, r.slice, r.serialize_s, latency, {{k - 1, DepKind::data}, {k - 1, DepKind::order}}, k < r.reducing);
   }
   s.mark_symmetric();
   s.finalize();
