@@ -22,8 +22,39 @@ TEST_CASE("a link is contended by another call's booking that ends after the ste
   CHECK_FALSE(load.contended(link, 2, 2.0));  // [start, left): free from its end on
   CHECK_FALSE(load.contended(link, 1, 1.0));  // a call does not contend with itself
   CHECK_FALSE(load.contended(LinkLoad::nic(0, 1), 2, 1.0));
-  CHECK(load.sharers(link, 2, 1.0) == 1);
-  CHECK(load.sharers(link, 2, 2.5) == 0);
+}
+
+TEST_CASE("a step moves at half its rate while one other call is booked on its link, at full rate after") {
+  LinkLoad load = with_nothing_pending();
+  const LinkLoad::LinkId link = LinkLoad::nic(0, 0);
+  load.book(link, 1, 0.0, 2.0, 0.0);
+  const LinkLoad::LinkId links[] = {link};
+  // 1 s of work from 1.0: half of it by 2.0, the rest alone: 2.5.
+  CHECK(load.shared_end(links, links + 1, 2, 1.0, 1.0) == doctest::Approx(2.5));
+  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0) == doctest::Approx(3.0));  // after the booking: alone
+  CHECK(load.shared_end(links, links + 1, 1, 1.0, 1.0) == doctest::Approx(2.0));  // its own bookings never count
+  // Two more steps starting with it (timed together) share the link for the whole way.
+  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0, 2) == doctest::Approx(5.0));
+  // On a link nobody else uses, and over several links: the busiest one sets the rate.
+  const LinkLoad::LinkId other[] = {LinkLoad::nic(0, 1)};
+  CHECK(load.shared_end(other, other + 1, 2, 1.0, 1.0) == doctest::Approx(2.0));
+  const LinkLoad::LinkId both[] = {LinkLoad::nic(0, 1), link};
+  CHECK(load.shared_end(both, both + 2, 2, 1.0, 1.0) == doctest::Approx(2.5));
+}
+
+TEST_CASE("a step that starts in the gap between another call's steps shares the link with the next one") {
+  LinkLoad load = with_nothing_pending();
+  const LinkLoad::LinkId link = LinkLoad::intra_link(0);
+  // Another ring's steps on the link: [0, 1), [1.1, 2.1), [2.2, 3.2): a hop's latency between them.
+  for (int k = 0; k < 3; ++k)
+    load.book(link, 7, 1.1 * k, 1.1 * k + 1, 0.0);
+  const LinkLoad::LinkId links[] = {link};
+  // From 1.0: 0.1 alone, then half rate over [1.1, 2.1) (0.5), then 0.1 alone, then 0.3 of work
+  // at half rate from 2.2: 2.8. Counted at its start only, it would have ended at 2.0.
+  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == doctest::Approx(2.8));
+  // A call whose channels overlap on the link counts once.
+  load.book(link, 7, 1.1, 2.1, 0.0);
+  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == doctest::Approx(2.8));
 }
 
 TEST_CASE("a call that books hundreds of steps ahead on a link contends until its last one ends") {
@@ -35,15 +66,16 @@ TEST_CASE("a call that books hundreds of steps ahead on a link contends until it
   CHECK(load.contended(link, 8, 0.0));
   CHECK(load.contended(link, 8, 499.2));
   CHECK_FALSE(load.contended(link, 8, 499.5));
-  CHECK(load.sharers(link, 8, 10.25) == 1);
-  CHECK(load.sharers(link, 8, 10.75) == 0);  // between two of its steps
+  const LinkLoad::LinkId links[] = {link};
+  CHECK(load.shared_end(links, links + 1, 8, 10.25, 0.1) == doctest::Approx(10.45));
+  CHECK(load.shared_end(links, links + 1, 8, 10.75, 0.1) == doctest::Approx(10.85));  // between two of its steps
   // Time moves on and bookings go on: ended ones may be forgotten, later ones still count.
   for (int k = 500; k < 1200; ++k)
     load.book(link, 9, k, k + 0.5, 600.0);
   CHECK(load.contended(link, 8, 650.0));       // call 9 books up to 1199.5
   CHECK_FALSE(load.contended(link, 9, 700.0)); // its own bookings never count
-  CHECK(load.sharers(link, 8, 700.25) == 1);
-  CHECK(load.sharers(link, 9, 700.25) == 0);
+  CHECK(load.shared_end(links, links + 1, 8, 700.25, 0.1) == doctest::Approx(700.45));
+  CHECK(load.shared_end(links, links + 1, 9, 700.25, 0.1) == doctest::Approx(700.35));
 }
 
 TEST_CASE("a call's claim contends while it has steps whose time is not known") {

@@ -32,15 +32,57 @@ bool LinkLoad::contended(LinkId id, CallId call, double t) const {
                      [&](const std::pair<CallId, double>& l) { return l.first != call && l.second > t; });
 }
 
-std::uint32_t LinkLoad::sharers(LinkId id, CallId call, double t) const {
-  auto it = links_.find(id);
-  if (it == links_.end())
-    return 0;
-  std::vector<CallId> busy;
-  for (const Booking& b : it->second.bookings)
-    if (b.call != call && b.start <= t && t < b.left && std::find(busy.begin(), busy.end(), b.call) == busy.end())
-      busy.push_back(b.call);
-  return static_cast<std::uint32_t>(busy.size());
+double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
+                            std::uint32_t alongside) const {
+  // Every other call's booking that is still running at `start` or later, as a start and an end
+  // event per link; swept in time order, each stretch between two events moves the step at
+  // 1 / (1 + the most calls busy on one of its links).
+  struct Event {
+    double t;
+    std::uint32_t link;  // index in [first, last)
+    CallId call;
+    int delta;
+  };
+  std::vector<Event> events;
+  const auto n_links = static_cast<std::uint32_t>(last - first);
+  for (std::uint32_t l = 0; l < n_links; ++l) {
+    auto it = links_.find(first[l]);
+    if (it == links_.end())
+      continue;
+    for (const Booking& b : it->second.bookings)
+      if (b.call != call && b.left > start) {
+        events.push_back({std::max(b.start, start), l, b.call, +1});
+        events.push_back({b.left, l, b.call, -1});
+      }
+  }
+  // Ends before starts at one instant: back-to-back steps of one call do not count twice.
+  std::sort(events.begin(), events.end(),
+            [](const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+  // Per link, how many bookings of each call are running (a call's channels may overlap on a link).
+  std::vector<std::vector<std::pair<CallId, int>>> running(n_links);
+  auto busiest = [&] {
+    std::size_t most = alongside;
+    for (const auto& calls : running)
+      most = std::max(most, alongside + calls.size());
+    return static_cast<double>(most);
+  };
+  double t = start, left = serialize;
+  for (const Event& e : events) {
+    if (e.t > t) {
+      const double rate = 1 / (1 + busiest());
+      if (left <= (e.t - t) * rate)
+        return t + left / rate;
+      left -= (e.t - t) * rate;
+      t = e.t;
+    }
+    auto& calls = running[e.link];
+    auto it = std::find_if(calls.begin(), calls.end(), [&](const auto& c) { return c.first == e.call; });
+    if (it == calls.end())
+      it = calls.insert(calls.end(), {e.call, 0});
+    if ((it->second += e.delta) == 0)
+      calls.erase(it);
+  }
+  return t + left * (1 + alongside);  // after the last booking: the steps alongside only
 }
 
 void LinkLoad::book(LinkId id, CallId call, double start, double left, double now) {

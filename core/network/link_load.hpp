@@ -10,7 +10,11 @@
 //   contended(): another open call may use the link at or after `t` — it has booked it past `t`
 //                or has steps not yet timed. Such a step waits until simulated time reaches its
 //                start, then...
-//   sharers():   ...counts the other calls busy on the link at that instant.
+//   shared_end(): ...moves, at each instant of its way, at 1 / (1 + k) of its own rate, k the
+//                other calls booked then on its busiest link (plus `alongside`: steps starting at
+//                the same instant, timed together). Counted over the whole step, not at its
+//                start: a step that starts in the gap between two of another ring's steps (their
+//                hop latency) still shares the link with the next one.
 // Steps no other call can meet are timed at once, exactly as if alone.
 #include <cstdint>
 #include <functional>
@@ -37,7 +41,10 @@ public:
   void release(CallId call, const std::vector<LinkId>& links);
 
   bool contended(LinkId link, CallId call, double t) const;
-  std::uint32_t sharers(LinkId link, CallId call, double t) const;
+  // When a step of `call` that needs its links alone for `serialize` seconds ends if it starts at
+  // `start` and shares them with the calls booked on them (see above).
+  double shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
+                    std::uint32_t alongside = 0) const;
   // Books [start, left) and forgets bookings of the link that ended before `now`.
   void book(LinkId link, CallId call, double start, double left, double now);
 

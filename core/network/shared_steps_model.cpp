@@ -43,7 +43,10 @@ public:
   std::optional<double> admit(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) override {
     const StepLinks& l = *open_.at(call.id()).links;
     const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
-    if (std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
+    // A step on a NIC other GPUs use too waits for its start even when nothing is open there yet:
+    // their call may open at that very instant, later in the same round of the engine.
+    if (!l.nic_shared_outside[step] &&
+        std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
       for (auto it = first; it != last; ++it)
         load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock());
       return serialize_s;
@@ -88,19 +91,41 @@ private:
         wait_locked_until(*clock_wakeup_, mutex_, held_.top().start_s);
         continue;
       }
-      const Held h = held_.top();
-      held_.pop();
-      const StepLinks& l = *open_.at(h.call->id()).links;
-      const auto first = l.ids.begin() + l.begin[h.step], last = l.ids.begin() + l.begin[h.step + 1];
-      // The step shares its busiest link with every other call busy on it now.
-      std::uint32_t sharers = 0;
-      for (auto it = first; it != last; ++it)
-        sharers = std::max(sharers, load_.sharers(*it, h.call->id(), h.start_s));
-      const double serialize = h.serialize_s * (1 + sharers);
-      for (auto it = first; it != last; ++it)
-        load_.book(*it, h.call->id(), h.start_s, h.start_s + serialize, now);
-      h.call->commit(h.step, serialize);
+      // Steps that start at the same instant are timed together: each shares its links with the
+      // others of the batch on them, and none of them is booked before all are timed.
+      std::vector<Held> batch;
+      do {
+        batch.push_back(held_.top());
+        held_.pop();
+      } while (!held_.empty() && held_.top().start_s == batch.front().start_s);
+      std::vector<double> ends(batch.size());
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto [first, last] = links_of(batch[i]);
+        std::uint32_t alongside = 0;
+        for (std::size_t j = 0; j < batch.size(); ++j)
+          if (j != i && batch[j].call->id() != batch[i].call->id() && share_a_link(batch[i], batch[j]))
+            ++alongside;
+        ends[i] = load_.shared_end(first, last, batch[i].call->id(), batch[i].start_s, batch[i].serialize_s, alongside);
+      }
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto [first, last] = links_of(batch[i]);
+        for (const LinkLoad::LinkId* it = first; it != last; ++it)
+          load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now);
+        batch[i].call->commit(batch[i].step, ends[i] - batch[i].start_s);
+      }
     }
+  }
+
+  std::pair<const LinkLoad::LinkId*, const LinkLoad::LinkId*> links_of(const Held& h) const {
+    const StepLinks& l = *open_.at(h.call->id()).links;
+    const LinkLoad::LinkId* ids = l.ids.data();
+    return {ids + l.begin[h.step], ids + l.begin[h.step + 1]};
+  }
+
+  bool share_a_link(const Held& a, const Held& b) const {
+    const auto [a_first, a_last] = links_of(a);
+    const auto [b_first, b_last] = links_of(b);
+    return std::any_of(a_first, a_last, [&](LinkLoad::LinkId id) { return std::find(b_first, b_last, id) != b_last; });
   }
 
   sg4::MutexPtr mutex_;

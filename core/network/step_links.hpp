@@ -18,6 +18,10 @@ struct StepLinks {
   // Step i: ids[begin[i]..begin[i+1]); `distinct`: the links of the whole schedule.
   std::vector<std::uint32_t> begin;
   std::vector<LinkLoad::LinkId> ids, distinct;
+  // Step i leaves through a NIC that GPUs outside the call leave through too (fewer NICs than
+  // GPUs: two GPUs of a node on one NIC, each in its own data-parallel ring): another call may
+  // start on it at the same instant without being open yet.
+  std::vector<bool> nic_shared_outside;
   // Per node, the call's first GPU on each NIC of that node (NIC index -> GPU), for laying a step
   // across nodes out on the rails.
   std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>> gpu_on_nic;
