@@ -123,9 +123,10 @@ private:
   }
 
   bool share_a_link(const Held& a, const Held& b) const {
-    const auto [a_first, a_last] = links_of(a);
-    const auto [b_first, b_last] = links_of(b);
-    return std::any_of(a_first, a_last, [&](LinkLoad::LinkId id) { return std::find(b_first, b_last, id) != b_last; });
+    // Not structured bindings: clang 14 (the sanitizer build) refuses to capture them.
+    const std::pair<const LinkLoad::LinkId*, const LinkLoad::LinkId*> in_a = links_of(a), in_b = links_of(b);
+    return std::any_of(in_a.first, in_a.second,
+                       [&](LinkLoad::LinkId id) { return std::find(in_b.first, in_b.second, id) != in_b.second; });
   }
 
   sg4::MutexPtr mutex_;
