@@ -15,7 +15,11 @@ Datasets and how a row becomes a job (each dataset's framework recipe, as its so
   checkpointing as listed, MPT's 50,368-token vocabulary, and MPT's Triton FlashAttention (the
   benchmark script's default `--attn_impl triton`: attention `flash1`).
 
+- vtrain-multi (held out, not in ../shared/data; only with --vtrain-multi CSV): vTrain's multi-node
+  runs, 64-512 A100s, Megatron-DeepSpeed as above, 4 x 200 Gb/s NICs a node.
+
   scripts/validate.py [--datasets vtrain,dgxc,...] [--rows N] [--echo build/echo-des] [--markdown]
+                      [--vtrain-multi ground_truth_multi.csv]
 
 --rows N takes N rows per dataset, evenly spread over the file (deterministic); 0 takes all.
 """
@@ -121,7 +125,30 @@ def foundry_rows():
                         {"tp": 1, "pp": 1, "dp": gpus}), seconds
 
 
-DATASETS = {"vtrain": vtrain_rows, "dgxc": dgxc_rows, "foundry": foundry_rows, "megatron": megatron_rows}
+VTRAIN_MULTI_CSV = None  # --vtrain-multi
+
+
+def vtrain_multi_rows():
+    """vTrain's multi-node runs (data/ground_truth_multi.csv of github.com/VIA-Research/vTrain, not in
+    ../shared/data: give the file with --vtrain-multi). Megatron-DeepSpeed as in the single-node runs,
+    GPT models of 3.6B to 175B on 64-512 A100s. vTrain's configs (config/validation/multi) give 8 GPUs
+    a node, 800 Gb/s between nodes and 1F1B: 4 x 200 Gb/s HDR NICs a node here (two GPUs a NIC)."""
+    if not VTRAIN_MULTI_CSV:
+        return
+    for r in csv.DictReader(open(VTRAIN_MULTI_CSV)):
+        gpus, tp, pp, dp = (int(r[k]) for k in ("# GPUs", "tensor parallelism", "pipeline parallelism", "data parallelism"))
+        name = f"{r['Parameters (billion)']}B tp{tp} pp{pp} dp{dp} mb{r['micro batch']}"
+        yield name, job({"preset": "dgx-a100", "nodes": gpus // 8, "nics_per_node": 4},
+                        {"layers": r["# layers"], "hidden": r["hidden size"], "heads": r["attention heads"], "vocab": 50257,
+                         "seq_len": r["sequence length"]},
+                        {"global_batch": r["global batch"], "micro_batch": r["micro batch"], "dtype": "fp16", "recompute": "full",
+                         "framework": "megatron-deepspeed"},
+                        {"tp": tp, "pp": pp, "dp": dp}), float(r["iteration time (ms)"]) / 1e3
+
+
+DATASETS = {"vtrain": vtrain_rows, "dgxc": dgxc_rows, "foundry": foundry_rows, "megatron": megatron_rows,
+            "vtrain-multi": vtrain_multi_rows}
+DEFAULT_DATASETS = ["vtrain", "dgxc", "foundry", "megatron"]  # vtrain-multi needs --vtrain-multi
 
 
 def predict(echo, yaml_text, timeout_s):
@@ -164,7 +191,8 @@ def spread(rows, n):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--datasets", default=",".join(DEFAULT_DATASETS), help="of " + ", ".join(DATASETS))
+    ap.add_argument("--vtrain-multi", metavar="CSV", help="vTrain's data/ground_truth_multi.csv, for the vtrain-multi dataset")
     ap.add_argument("--rows", type=int, default=12, help="rows per dataset, evenly spread (0: all)")
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
     ap.add_argument("--worst", type=int, default=3)
@@ -173,6 +201,14 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", action="store_true", help="print every row's measured and predicted time as JSON (for tests)")
     args = ap.parse_args()
+    global VTRAIN_MULTI_CSV
+    VTRAIN_MULTI_CSV = args.vtrain_multi
+    for name in args.datasets.split(","):
+        if name not in DATASETS:
+            sys.exit(f"validate.py: unknown dataset `{name}`; known: {', '.join(DATASETS)}")
+    if "vtrain-multi" in args.datasets.split(",") and not args.vtrain_multi:
+        sys.exit("validate.py: the vtrain-multi dataset is not in ../shared/data: download "
+                 "https://github.com/VIA-Research/vTrain/blob/main/data/ground_truth_multi.csv and give it with --vtrain-multi")
     summary = []
     every_row = []
     for name in args.datasets.split(","):
