@@ -37,20 +37,22 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
   // Every other call's booking that is still running at `start` or later, as a start and an end
   // event per link; swept in time order, each stretch between two events moves the step at
   // 1 / (1 + the most calls busy on one of its links).
-  struct Event {
-    double t;
-    std::uint32_t link;  // index in [first, last)
-    CallId call;
-    int delta;
-  };
-  std::vector<Event> events;
+  // The step is done by `bound` at the latest (every other call on its links busy all the way),
+  // so bookings that start later cannot touch it: a ring books hundreds of steps ahead.
   const auto n_links = static_cast<std::uint32_t>(last - first);
+  std::size_t others = alongside;
+  for (std::uint32_t l = 0; l < n_links; ++l)
+    if (auto it = links_.find(first[l]); it != links_.end())
+      others += it->second.latest.size();
+  const double bound = start + serialize * (1 + static_cast<double>(others));
+  std::vector<Event>& events = scratch_events_;
+  events.clear();
   for (std::uint32_t l = 0; l < n_links; ++l) {
     auto it = links_.find(first[l]);
     if (it == links_.end())
       continue;
     for (const Booking& b : it->second.bookings)
-      if (b.call != call && b.left > start) {
+      if (b.call != call && b.left > start && b.start < bound) {
         events.push_back({std::max(b.start, start), l, b.call, +1});
         events.push_back({b.left, l, b.call, -1});
       }
@@ -59,11 +61,14 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
   std::sort(events.begin(), events.end(),
             [](const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
   // Per link, how many bookings of each call are running (a call's channels may overlap on a link).
-  std::vector<std::vector<std::pair<CallId, int>>> running(n_links);
+  std::vector<std::vector<std::pair<CallId, int>>>& running = scratch_running_;
+  running.resize(std::max<std::size_t>(running.size(), n_links));
+  for (std::uint32_t l = 0; l < n_links; ++l)
+    running[l].clear();
   auto busiest = [&] {
     std::size_t most = alongside;
-    for (const auto& calls : running)
-      most = std::max(most, alongside + calls.size());
+    for (std::uint32_t l = 0; l < n_links; ++l)
+      most = std::max(most, alongside + running[l].size());
     return static_cast<double>(most);
   };
   double t = start, left = serialize;

@@ -65,6 +65,16 @@ private:
   };
   static void raise_latest(Link& link, CallId call, double left);
 
+  struct Event {
+    double t;
+    std::uint32_t link;  // index among the step's links
+    CallId call;
+    int delta;  // +1 a booking starts, -1 it ends
+  };
+  // shared_end()'s working space, kept between calls: it runs once per held step.
+  mutable std::vector<Event> scratch_events_;
+  mutable std::vector<std::vector<std::pair<CallId, int>>> scratch_running_;
+
   Pending pending_;
   std::unordered_map<LinkId, Link> links_;
 };

@@ -93,19 +93,32 @@ private:
       }
       // Steps that start at the same instant are timed together: each shares its links with the
       // others of the batch on them, and none of them is booked before all are timed.
-      std::vector<Held> batch;
+      std::vector<Held>& batch = batch_;
+      batch.clear();
       do {
         batch.push_back(held_.top());
         held_.pop();
       } while (!held_.empty() && held_.top().start_s == batch.front().start_s);
-      std::vector<double> ends(batch.size());
+      std::vector<double>& ends = batch_ends_;
+      ends.assign(batch.size(), 0.0);
+      // Per link, the calls of the batch on it (a ring's members all step at once: a batch can
+      // hold thousands of steps of a few calls, so no pairwise comparison).
+      calls_on_link_.clear();
+      for (const Held& h : batch) {
+        const auto [first, last] = links_of(h);
+        for (const LinkLoad::LinkId* it = first; it != last; ++it) {
+          auto& calls = calls_on_link_[*it];
+          if (std::find(calls.begin(), calls.end(), h.call->id()) == calls.end())
+            calls.push_back(h.call->id());
+        }
+      }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = links_of(batch[i]);
-        std::uint32_t alongside = 0;
-        for (std::size_t j = 0; j < batch.size(); ++j)
-          if (j != i && batch[j].call->id() != batch[i].call->id() && share_a_link(batch[i], batch[j]))
-            ++alongside;
-        ends[i] = load_.shared_end(first, last, batch[i].call->id(), batch[i].start_s, batch[i].serialize_s, alongside);
+        std::size_t alongside = 0;  // other calls of the batch on its busiest link
+        for (const LinkLoad::LinkId* it = first; it != last; ++it)
+          alongside = std::max(alongside, calls_on_link_[*it].size() - 1);
+        ends[i] = load_.shared_end(first, last, batch[i].call->id(), batch[i].start_s, batch[i].serialize_s,
+                                   static_cast<std::uint32_t>(alongside));
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = links_of(batch[i]);
@@ -122,19 +135,15 @@ private:
     return {ids + l.begin[h.step], ids + l.begin[h.step + 1]};
   }
 
-  bool share_a_link(const Held& a, const Held& b) const {
-    // Not structured bindings: clang 14 (the sanitizer build) refuses to capture them.
-    const std::pair<const LinkLoad::LinkId*, const LinkLoad::LinkId*> in_a = links_of(a), in_b = links_of(b);
-    return std::any_of(in_a.first, in_a.second,
-                       [&](LinkLoad::LinkId id) { return std::find(in_b.first, in_b.second, id) != in_b.second; });
-  }
-
   sg4::MutexPtr mutex_;
   StepLinksCache links_;
   std::unordered_map<LinkLoad::CallId, Open> open_;
   LinkLoad load_;
   std::priority_queue<Held, std::vector<Held>, std::greater<>> held_;
   std::uint64_t held_order_ = 0;
+  std::vector<Held> batch_;  // the step clock's working space, kept between wake-ups
+  std::vector<double> batch_ends_;
+  std::unordered_map<LinkLoad::LinkId, std::vector<LinkLoad::CallId>> calls_on_link_;
   sg4::ConditionVariablePtr clock_wakeup_;
 };
 
