@@ -529,6 +529,28 @@ TEST_CASE("steps: rings of 16 nodes sharing NICs still share them at every step"
   }
 }
 
+TEST_CASE("flow: an AllToAll across nodes sends each member's part on its own rail, as steps times it") {
+  // GPUs 0, 2, 4, 6 of two DGX A100 nodes exchange 512 MB each: every send crosses on the
+  // sender's NIC. Laid on every rail of the call (a ring step's channels are), the four members'
+  // sends would each take all four of the call's NICs: 4x the time.
+  TempDir dir;
+  std::string t = R"(
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "a2a" collective { op: ALL_TO_ALL comm: "x" bytes: 512000000 } } }
+templates { name: "idle" streams: "s" }
+communicators { name: "e" slot: "x" ranks: [0, 2, 4, 6, 8, 10, 12, 14] }
+)";
+  for (int r = 0; r < 16; ++r)
+    t += "ranks { first: " + std::to_string(r) + " count: 1 template_name: \"" + (r % 2 == 0 ? "t" : "idle") + "\" }\n";
+  const std::string trace = dir.file("trace.pbtxt", t);
+  auto run = [&](const std::string& fidelity) {
+    const std::string job = dir.file("job-" + fidelity + ".yaml", "platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: " + trace +
+                                                                      "}\ncommunication: {fidelity: " + fidelity + "}\n");
+    return end_of(run_json("'" + job + "'"), 0);
+  };
+  const double steps = run("steps"), flow = run("flow");
+  CHECK(flow == doctest::Approx(steps).epsilon(0.05));
+}
+
 TEST_CASE("summary.json records the job as it ran: figures, overrides, the environment that mattered, the version") {
   TempDir dir;
   REQUIRE(run_cli("run examples/default/job.yaml -q --set platform.nic_bw=100Gbps --out '" + (dir / "o") + "'",
