@@ -38,24 +38,19 @@ private:
     sg4::this_actor::sleep_until(start_s);
     const collectives::Step& st = call.schedule()->steps()[step];
     const std::uint32_t from = call.gpus()[st.member], to = call.gpus()[st.peer];
-    // Across nodes a step crosses on as many rails as its time needs (its bytes at one rail's
-    // rate over its serialization): a ring step carries every channel of the call, spread over
-    // every rail its members use (rail k from the sender node's GPU on NIC k to the receiver
-    // node's GPU on NIC k); a pairwise send (AllToAll, send/recv) runs at one GPU's share and
-    // crosses on the sender's own rail. Inside a node, one flow.
+    // Across nodes, one flow per NIC the step leaves through (step_links: as many of the call's
+    // as its time needs), rail k from the sender node's GPU on NIC k to the receiver node's GPU on
+    // NIC k. Inside a node, one flow.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     const std::uint32_t a = platform_.node_of(from), b = platform_.node_of(to);
     if (a != b) {
       const StepLinks& links = *open_.at(call.id());
+      const auto& here = links.gpu_on_nic.at(a);
       const auto& there = links.gpu_on_nic.at(b);
-      const std::uint32_t own_nic = platform_.nic_of(from);
-      for (const auto& [nic, g] : links.gpu_on_nic.at(a))
+      for (std::uint32_t i = links.begin[step]; i < links.begin[step + 1]; ++i) {
+        const std::uint32_t nic = LinkLoad::nic_index(links.ids[i]);
         if (auto it = there.find(nic); it != there.end())
-          pairs.emplace(nic == own_nic ? pairs.begin() : pairs.end(), g, it->second);
-      if (!pairs.empty() && serialize_s > 0) {
-        const double rail_Bps = platform_.route(pairs.front().first, pairs.front().second).bandwidth_Bps;
-        const double rails = std::ceil(static_cast<double>(st.bytes) / (serialize_s * rail_Bps) - 1e-9);
-        pairs.resize(static_cast<std::size_t>(std::clamp(rails, 1.0, static_cast<double>(pairs.size()))));
+          pairs.emplace_back(here.at(nic), it->second);
       }
     }
     if (pairs.empty())

@@ -34,6 +34,7 @@ public:
   static LinkId nic(std::uint32_t node, std::uint32_t nic) {
     return (((std::uint64_t{node} << 16) | nic) << 1) | 1;
   }
+  static std::uint32_t nic_index(LinkId id) { return static_cast<std::uint32_t>((id >> 1) & 0xffff); }
 
   explicit LinkLoad(Pending pending) : pending_(std::move(pending)) {}
 

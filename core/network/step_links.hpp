@@ -1,7 +1,8 @@
 #pragma once
 // The links each step of a call's schedule leaves its GPU through: its intra-node link for a hop
-// inside a node, or every NIC the call's members use on that node for a hop across nodes (a
-// call's channels are spread over them). Shared by the `steps` and `flow` models.
+// inside a node; for a hop across nodes, as many of the NICs the call's members use on that node
+// as the step's time needs, the sender's own first (a ring step's channels are spread over all of
+// them, a pairwise send takes its own). Shared by the `steps` and `flow` models.
 #include "collectives/schedule.hpp"
 #include "core/network/link_load.hpp"
 #include "platforms/cluster.hpp"
@@ -15,7 +16,8 @@
 namespace echo::core::network {
 
 struct StepLinks {
-  // Step i: ids[begin[i]..begin[i+1]); `distinct`: the links of the whole schedule.
+  // Step i: ids[begin[i]..begin[i+1]); `distinct`: the links of the whole schedule. A NIC's id
+  // names its node and index (LinkLoad::nic_index).
   std::vector<std::uint32_t> begin;
   std::vector<LinkLoad::LinkId> ids, distinct;
   // Step i leaves through a NIC that GPUs outside the call leave through too (fewer NICs than
