@@ -34,9 +34,6 @@ bool LinkLoad::contended(LinkId id, CallId call, double t) const {
 
 double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
                             std::uint32_t alongside) const {
-  // Every other call's booking that is still running at `start` or later, as a start and an end
-  // event per link; swept in time order, each stretch between two events moves the step at
-  // 1 / (1 + the most calls busy on one of its links).
   // The step is done by `bound` at the latest (every other call on its links busy all the way),
   // so bookings that start later cannot touch it: a ring books hundreds of steps ahead.
   const auto n_links = static_cast<std::uint32_t>(last - first);
@@ -45,6 +42,9 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
     if (auto it = links_.find(first[l]); it != links_.end())
       others += it->second.latest.size();
   const double bound = start + serialize * (1 + static_cast<double>(others));
+  // Every other call's booking that runs between `start` and `bound`, as a start and an end
+  // event per link; swept in time order, each stretch between two events moves the step at
+  // 1 / (1 + the most calls busy on one of its links).
   std::vector<Event>& events = scratch_events_;
   events.clear();
   for (std::uint32_t l = 0; l < n_links; ++l) {
