@@ -103,17 +103,19 @@ private:
       ends.assign(batch.size(), 0.0);
       // Per link, the calls of the batch on it (a ring's members all step at once: a batch can
       // hold thousands of steps of a few calls, so no pairwise comparison).
+      std::vector<Span>& spans = batch_links_;
+      spans.clear();
       calls_on_link_.clear();
       for (const Held& h : batch) {
-        const auto [first, last] = links_of(h);
-        for (const LinkLoad::LinkId* it = first; it != last; ++it) {
+        spans.push_back(links_of(h));
+        for (const LinkLoad::LinkId* it = spans.back().first; it != spans.back().second; ++it) {
           auto& calls = calls_on_link_[*it];
           if (std::find(calls.begin(), calls.end(), h.call->id()) == calls.end())
             calls.push_back(h.call->id());
         }
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        const auto [first, last] = links_of(batch[i]);
+        const auto [first, last] = spans[i];
         std::size_t alongside = 0;  // other calls of the batch on its busiest link
         for (const LinkLoad::LinkId* it = first; it != last; ++it)
           alongside = std::max(alongside, calls_on_link_[*it].size() - 1);
@@ -121,7 +123,7 @@ private:
                                    static_cast<std::uint32_t>(alongside));
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        const auto [first, last] = links_of(batch[i]);
+        const auto [first, last] = spans[i];
         for (const LinkLoad::LinkId* it = first; it != last; ++it)
           load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now);
         batch[i].call->commit(batch[i].step, ends[i] - batch[i].start_s);
@@ -129,7 +131,9 @@ private:
     }
   }
 
-  std::pair<const LinkLoad::LinkId*, const LinkLoad::LinkId*> links_of(const Held& h) const {
+  using Span = std::pair<const LinkLoad::LinkId*, const LinkLoad::LinkId*>;  // a step's links
+
+  Span links_of(const Held& h) const {
     const StepLinks& l = *open_.at(h.call->id()).links;
     const LinkLoad::LinkId* ids = l.ids.data();
     return {ids + l.begin[h.step], ids + l.begin[h.step + 1]};
@@ -143,6 +147,7 @@ private:
   std::uint64_t held_order_ = 0;
   std::vector<Held> batch_;  // the step clock's working space, kept between wake-ups
   std::vector<double> batch_ends_;
+  std::vector<Span> batch_links_;
   std::unordered_map<LinkLoad::LinkId, std::vector<LinkLoad::CallId>> calls_on_link_;
   sg4::ConditionVariablePtr clock_wakeup_;
 };

@@ -10,23 +10,32 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
   StepLinks links;
   std::map<std::uint32_t, std::vector<std::uint32_t>> nics_of_node;  // the NICs the members use, in order of first use
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> members_on_nic;  // (node, NIC) -> members
+  std::vector<std::uint32_t> member_nic;  // per member, the NIC it leaves its node through
+  member_nic.reserve(gpus.size());
   for (std::uint32_t gpu : gpus) {
     const std::uint32_t node = platform.node_of(gpu), nic = platform.nic_of(gpu);
+    member_nic.push_back(nic);
     links.gpu_on_nic[node].emplace(nic, gpu);
     auto& nics = nics_of_node[node];
     if (std::find(nics.begin(), nics.end(), nic) == nics.end())
       nics.push_back(nic);
     ++members_on_nic[{node, nic}];
   }
-  // Per node, whether a NIC the call uses there also carries GPUs that are not the call's.
-  std::map<std::uint32_t, bool> shared_outside;
+  // Per node, whether a NIC the call uses there also carries GPUs that are not the call's, and
+  // one NIC's rate.
+  struct NodeNics {
+    bool shared_outside = false;
+    double nic_Bps = 0.0;
+  };
+  std::map<std::uint32_t, NodeNics> node_nics;
   for (const auto& [node, nics] : nics_of_node) {
     const platforms::NodeNetwork net = platform.node_network(node);
-    bool shared = false;
+    NodeNics& n = node_nics[node];
+    n.nic_Bps = net.nic_Bps;
     for (std::uint32_t nic : nics)
-      shared = shared || static_cast<std::uint32_t>(std::count(net.nic_of_local.begin(), net.nic_of_local.end(), nic)) >
+      n.shared_outside = n.shared_outside ||
+                         static_cast<std::uint32_t>(std::count(net.nic_of_local.begin(), net.nic_of_local.end(), nic)) >
                              members_on_nic[{node, nic}];
-    shared_outside[node] = shared;
   }
   std::vector<std::uint32_t> rails;
   for (const collectives::Step& st : schedule.steps()) {
@@ -34,7 +43,8 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
     const std::uint32_t from = gpus[st.member], to = gpus[st.peer];
     const std::uint32_t node = platform.node_of(from);
     const bool across = node != platform.node_of(to);
-    links.nic_shared_outside.push_back(across && shared_outside[node]);
+    const NodeNics& here = node_nics[node];
+    links.nic_shared_outside.push_back(across && here.shared_outside);
     if (!across) {
       links.ids.push_back(LinkLoad::intra_link(from));
       continue;
@@ -44,11 +54,9 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
     // the call, spread over all of them; a pairwise send (AllToAll, send/recv) runs at one GPU's
     // share, on its own NIC.
     rails = nics_of_node[node];
-    const std::uint32_t own = platform.nic_of(from);
-    std::rotate(rails.begin(), std::find(rails.begin(), rails.end(), own), rails.end());
-    const double nic_Bps = platform.node_network(node).nic_Bps;
-    if (nic_Bps > 0 && st.serialize_s > 0) {
-      const double needed = std::ceil(static_cast<double>(st.bytes) / (st.serialize_s * nic_Bps) - 1e-9);
+    std::rotate(rails.begin(), std::find(rails.begin(), rails.end(), member_nic[st.member]), rails.end());
+    if (here.nic_Bps > 0 && st.serialize_s > 0) {
+      const double needed = std::ceil(static_cast<double>(st.bytes) / (st.serialize_s * here.nic_Bps) - 1e-9);
       rails.resize(static_cast<std::size_t>(std::clamp(needed, 1.0, static_cast<double>(rails.size()))));
     }
     for (std::uint32_t nic : rails)
