@@ -203,12 +203,17 @@ def main():
     args = ap.parse_args()
     global VTRAIN_MULTI_CSV
     VTRAIN_MULTI_CSV = args.vtrain_multi
+    def refuse(message):  # a mistake in the command line: exit 2, as echo-des does
+        print(f"validate.py: {message}", file=sys.stderr)
+        sys.exit(2)
     for name in args.datasets.split(","):
         if name not in DATASETS:
-            sys.exit(f"validate.py: unknown dataset `{name}`; known: {', '.join(DATASETS)}")
+            refuse(f"unknown dataset `{name}`; known: {', '.join(DATASETS)}")
     if "vtrain-multi" in args.datasets.split(",") and not args.vtrain_multi:
-        sys.exit("validate.py: the vtrain-multi dataset is not in ../shared/data: download "
-                 "https://github.com/VIA-Research/vTrain/blob/main/data/ground_truth_multi.csv and give it with --vtrain-multi")
+        refuse("the vtrain-multi dataset is not in ../shared/data: download "
+               "https://github.com/VIA-Research/vTrain/blob/main/data/ground_truth_multi.csv and give it with --vtrain-multi")
+    if args.vtrain_multi and not os.path.isfile(args.vtrain_multi):
+        refuse(f"--vtrain-multi {args.vtrain_multi}: no such file")
     summary = []
     every_row = []
     for name in args.datasets.split(","):
