@@ -72,9 +72,11 @@ void silence_xgboost_logging() {
   XGBRegisterLogCallback([](const char*) {});
 }
 
-XGBoostModel::XGBoostModel(XGBoostModel&& o) noexcept : booster_(std::exchange(o.booster_, nullptr)) {}
+XGBoostModel::XGBoostModel(XGBoostModel&& o) noexcept
+    : booster_(std::exchange(o.booster_, nullptr)), with_collective_(o.with_collective_) {}
 XGBoostModel& XGBoostModel::operator=(XGBoostModel&& o) noexcept {
   std::swap(booster_, o.booster_);
+  std::swap(with_collective_, o.with_collective_);
   return *this;
 }
 XGBoostModel::~XGBoostModel() {

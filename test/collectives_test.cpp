@@ -10,6 +10,7 @@
 #include "collectives/tree.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
+#include "support/approx.hpp"
 #include "support/calls.hpp"
 #include "support/fake_platform.hpp"
 
@@ -97,8 +98,8 @@ TEST_CASE("ring AllReduce: base + 2(n-1) slices at the call's pace + 2(n-1) hop 
       const auto schedule = collectives::RingAlgorithm().build(p.view());
       CHECK(schedule.steps().size() == 2u * (n - 1) * n);
       const double expected = base + static_cast<double>(bytes) / bw + 2.0 * (n - 1) * hop;
-      CHECK(slowest(schedule) == doctest::Approx(expected).epsilon(1e-12));
-      CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == doctest::Approx(expected).epsilon(1e-12));
+      CHECK(slowest(schedule) == test::Approx(expected).epsilon(1e-12));
+      CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == test::Approx(expected).epsilon(1e-12));
     }
 }
 
@@ -108,7 +109,7 @@ TEST_CASE("ring AllGather and ReduceScatter take n-1 steps, reducing only for Re
     const Planned p(call_of(op, 16u << 20, n), test::one_node(n, 0, 1e12), 0, 2e-6, 0, 25e9);
     const auto s = collectives::RingAlgorithm().build(p.view());
     CHECK(s.steps().size() == n * (n - 1));
-    CHECK(slowest(s) == doctest::Approx((16u << 20) / 25e9 + (n - 1) * 2e-6).epsilon(1e-12));
+    CHECK(slowest(s) == test::Approx((16u << 20) / 25e9 + (n - 1) * 2e-6).epsilon(1e-12));
     CHECK(std::all_of(s.steps().begin(), s.steps().end(), [&](const auto& st) { return st.reduce == (op == Op::reduce_scatter); }));
   }
 }
@@ -126,8 +127,8 @@ TEST_CASE("a ring crosses each node boundary once, whatever order the members co
   CHECK(crossings == 2);
   // The slowest member's data crosses 14 consecutive edges: 4 of them between nodes at most.
   const double expected = (8 << 20) / 50e9 + 10 * 1e-6 + 4 * 10e-6;
-  CHECK(slowest(s) == doctest::Approx(expected).epsilon(1e-12));
-  CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(slowest(s) == test::Approx(expected).epsilon(1e-12));
+  CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == test::Approx(expected).epsilon(1e-12));
 }
 
 TEST_CASE("one member's share of a ring whose hops all cost the same times every member, an uneven ring or a tree has none") {
@@ -147,7 +148,7 @@ TEST_CASE("one member's share of a ring whose hops all cost the same times every
     std::vector<std::uint32_t> finished;
     run.arrive(self, 0.0, finished);
     REQUIRE(run.finish_known(self));
-    CHECK(run.finish_s(self) == doctest::Approx(slowest(full)).epsilon(1e-12));
+    CHECK(run.finish_s(self) == test::Approx(slowest(full)).epsilon(1e-12));
   }
   // Two nodes of four: hops inside a node and across it differ, so the members' steps do too.
   const Planned uneven(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(2, 4), 5e-6, 1e-6, 10e-6, 40e9);
@@ -224,11 +225,11 @@ TEST_CASE("a stream dependency forwards unit by unit: B/bw once, a unit and a la
   s.set_unit(second, unit);
   s.finalize();
   const auto t = finish_times(s, {0, 0, 0});
-  CHECK(t[0] == doctest::Approx(S));
+  CHECK(t[0] == test::Approx(S));
   // Member 1 starts forwarding when the first unit arrived (unit + lat), and cannot send its last
   // unit before it arrived (S + lat): it is done at S + lat + unit; member 2 one latency later.
-  CHECK(t[1] == doctest::Approx(S + lat + unit));
-  CHECK(t[2] == doctest::Approx(S + 2 * lat + unit));
+  CHECK(t[1] == test::Approx(S + lat + unit));
+  CHECK(t[2] == test::Approx(S + 2 * lat + unit));
 }
 
 TEST_CASE("chain Broadcast streams from the root: B/bw + (n-2) units + (n-1) latencies") {
@@ -239,10 +240,10 @@ TEST_CASE("chain Broadcast streams from the root: B/bw + (n-2) units + (n-1) lat
   REQUIRE(s.steps().size() == n - 1);
   CHECK(s.steps().front().member == 3);  // the chain starts at the root
   const double unit = s.steps().front().unit_s;
-  CHECK(unit == doctest::Approx(512.0 * 1024 * 4 / 100e9));  // a 512 KiB Simple step on each of 4 channels
+  CHECK(unit == test::Approx(512.0 * 1024 * 4 / 100e9));  // a 512 KiB Simple step on each of 4 channels
   const double expected = 1e-6 + bytes / 100e9 + (n - 2) * unit + (n - 1) * 1e-6;
-  CHECK(slowest(s) == doctest::Approx(expected).epsilon(1e-12));
-  CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(slowest(s) == test::Approx(expected).epsilon(1e-12));
+  CHECK(*collectives::RingAlgorithm().closed_form_s(p.view()) == test::Approx(expected).epsilon(1e-12));
 }
 
 TEST_CASE("Reduce flows into the root and reduces on the way") {
@@ -265,14 +266,14 @@ TEST_CASE("tree AllReduce: chains up, the tree up and down, chains down - closed
                       80e9);
       const auto s = collectives::TreeAlgorithm().build(p.view());
       CHECK(s.steps().size() == 4u * (nodes * per_node - 1));  // two trees, each up and down
-      CHECK(slowest(s) == doctest::Approx(*collectives::TreeAlgorithm().closed_form_s(p.view())).epsilon(1e-12));
+      CHECK(slowest(s) == test::Approx(*collectives::TreeAlgorithm().closed_form_s(p.view())).epsilon(1e-12));
     }
   // By hand, 2 nodes x 2 GPUs: up the chain (1 hop), up the tree (1), down (1), down the chain
   // (1): B/bw + 4 latencies + 3 units.
   const Planned p(call_of(Op::all_reduce, 1 << 20, 4), nodes_of(2, 2), 3e-6, 1e-6, 5e-6, 80e9);
   const auto s = collectives::TreeAlgorithm().build(p.view());
   const double unit = s.steps().front().unit_s;
-  CHECK(slowest(s) == doctest::Approx(3e-6 + (1 << 20) / 80e9 + 2 * 1e-6 + 2 * 5e-6 + 3 * unit).epsilon(1e-12));
+  CHECK(slowest(s) == test::Approx(3e-6 + (1 << 20) / 80e9 + 2 * 1e-6 + 2 * 5e-6 + 3 * unit).epsilon(1e-12));
 }
 
 TEST_CASE("the double binary tree: NCCL's in-order tree, then its mirror (even) or shift (odd)") {
@@ -311,16 +312,16 @@ TEST_CASE("send/recv starts when both sides have arrived and runs at the route's
   p.costs.efficiency[static_cast<int>(LinkKind::nvlink)] = 0.5;  // 5 GB/s achieved
   const auto s = collectives::PointToPoint().build(p.view());
   const auto t = finish_times(s, {5e-6, 20e-6});  // the receiver is late
-  CHECK(t[0] == doctest::Approx(20e-6 + 2e-6 + 200e-6));         // sender: last byte left
-  CHECK(t[1] == doctest::Approx(20e-6 + 2e-6 + 200e-6 + 1e-6));  // receiver: last byte arrived
-  CHECK(*collectives::PointToPoint().closed_form_s(p.view()) == doctest::Approx(2e-6 + 200e-6 + 1e-6));
+  CHECK(t[0] == test::Approx(20e-6 + 2e-6 + 200e-6));         // sender: last byte left
+  CHECK(t[1] == test::Approx(20e-6 + 2e-6 + 200e-6 + 1e-6));  // receiver: last byte arrived
+  CHECK(*collectives::PointToPoint().closed_form_s(p.view()) == test::Approx(2e-6 + 200e-6 + 1e-6));
 }
 
 TEST_CASE("a single-member collective finishes after the base latency") {
   const Planned p(call_of(Op::all_reduce, 1 << 20, 1), test::one_node(1, 0, 1e12), 3e-6, 1e-6, 0, 1e9);
   const auto s = collectives::RingAlgorithm().build(p.view());
   CHECK(s.steps().empty());
-  CHECK(finish_times(s, {7e-6})[0] == doctest::Approx(10e-6));
+  CHECK(finish_times(s, {7e-6})[0] == test::Approx(10e-6));
 }
 
 TEST_CASE("a barrier schedule finishes everyone a fixed time after the last arrival") {
@@ -334,7 +335,7 @@ TEST_CASE("pairwise AllToAll: n-1 serialized sends of B/n per member") {
   const Planned p(call_of(Op::all_to_all, 8'000'000, n), test::one_node(n, 0, 10e9), 0, 1e-6, 0, 0);
   const auto s = collectives::PairwiseAllToAll().build(p.view());
   CHECK(s.steps().size() == n * (n - 1));
-  CHECK(slowest(s) == doctest::Approx((n - 1) * 1e6 / 10e9 + 1e-6));
+  CHECK(slowest(s) == test::Approx((n - 1) * 1e6 / 10e9 + 1e-6));
 }
 
 TEST_CASE("pairwise AllToAll across nodes: every GPU sends at once, so each gets its share of the node's NICs") {
@@ -347,10 +348,10 @@ TEST_CASE("pairwise AllToAll across nodes: every GPU sends at once, so each gets
   const double across = 4 * 1e6 / 12.5e9, inside = 3 * 1e6 / 240e9;  // 4 peers on the other node, 3 on this one
   const auto closed = collectives::PairwiseAllToAll().closed_form_s(p.view());
   REQUIRE(closed.has_value());
-  CHECK(*closed == doctest::Approx(across + inside));
-  CHECK(slowest(collectives::PairwiseAllToAll().build(p.view())) == doctest::Approx(*closed));
+  CHECK(*closed == test::Approx(across + inside));
+  CHECK(slowest(collectives::PairwiseAllToAll().build(p.view())) == test::Approx(*closed));
   p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 25e9;  // a NIC per GPU: the route's full rate
-  CHECK(*collectives::PairwiseAllToAll().closed_form_s(p.view()) == doctest::Approx(4 * 1e6 / 25e9 + inside));
+  CHECK(*collectives::PairwiseAllToAll().closed_form_s(p.view()) == test::Approx(4 * 1e6 / 25e9 + inside));
 }
 
 TEST_CASE("the registry finds algorithms by name, case-insensitively - a new one replaces its namesake") {
@@ -384,12 +385,12 @@ TEST_CASE("the example's halving-doubling AllReduce: 2 log2(n) rounds, closed fo
     const auto s = hd.build(p.view());
     const std::uint32_t n = nodes * 4;
     CHECK(s.steps().size() == 2 * std::countr_zero(n) * n);
-    CHECK(slowest(s) == doctest::Approx(*hd.closed_form_s(p.view())).epsilon(1e-12));
+    CHECK(slowest(s) == test::Approx(*hd.closed_form_s(p.view())).epsilon(1e-12));
   }
   // One node of 8 at 100 GB/s: 20 + 10 + 5 + 5 + 10 + 20 MB = 70 MB, plus 6 hops.
   Planned one(call_of(Op::all_reduce, 40'000'000, 8), test::one_node(8, 0, 1e12), 0, 1e-6, 0, 0);
   one.costs.link_Bps[static_cast<int>(LinkKind::nvlink)] = 100e9;
-  CHECK(slowest(hd.build(one.view())) == doctest::Approx(70e6 / 100e9 + 6e-6));
+  CHECK(slowest(hd.build(one.view())) == test::Approx(70e6 / 100e9 + 6e-6));
   CHECK(hd.unsupported(call_of(Op::all_reduce, 8, 6), one.shape).find("power-of-two") != std::string::npos);
   CHECK(hd.unsupported(call_of(Op::all_gather, 8, 8), one.shape).find("AllReduce only") != std::string::npos);
 }
@@ -401,7 +402,7 @@ TEST_CASE("hierarchical AllReduce by hand: node ring-reduce-scatter, rail ring a
   p.costs.link_Bps[static_cast<int>(LinkKind::nvlink)] = 100e9;
   p.costs.link_Bps[static_cast<int>(LinkKind::network)] = 10e9;
   const auto s = collectives::HierarchicalAllReduce().build(p.view());
-  CHECK(slowest(s) == doctest::Approx((20 + 1) * 1e-6 + 2 * (100 + 5) * 1e-6 + (20 + 1) * 1e-6));
+  CHECK(slowest(s) == test::Approx((20 + 1) * 1e-6 + 2 * (100 + 5) * 1e-6 + (20 + 1) * 1e-6));
 }
 
 TEST_CASE("PAT AllGather as Bruck's rounds: ceil(log2 n) rounds moving (n-1)/n B") {
@@ -410,6 +411,6 @@ TEST_CASE("PAT AllGather as Bruck's rounds: ceil(log2 n) rounds moving (n-1)/n B
   const auto s = collectives::PatAlgorithm().build(p.view());
   CHECK(s.steps().size() == 3 * 6);  // slices 1, 2, 2
   // 5 slices in all at the call's pace (100 us for all of B), plus one latency per round.
-  CHECK(slowest(s) == doctest::Approx(100e-6 + 3 * 2e-6));
-  CHECK(*collectives::PatAlgorithm().closed_form_s(p.view()) == doctest::Approx(slowest(s)));
+  CHECK(slowest(s) == test::Approx(100e-6 + 3 * 2e-6));
+  CHECK(*collectives::PatAlgorithm().closed_form_s(p.view()) == test::Approx(slowest(s)));
 }

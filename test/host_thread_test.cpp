@@ -1,6 +1,7 @@
 // The host thread of generated jobs: launches in issue order at a per-op cost, waits where the
 // framework synchronises; a host-bound job follows its host, a GPU-bound one its GPU; the pruned
 // launch gates give exactly what gating every task gives; frameworks set their defaults.
+#include "support/approx.hpp"
 #include "support/child_process.hpp"
 #include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
@@ -88,7 +89,7 @@ TEST_CASE("short kernels wait for each launch, long ones only for the first") {
   for (const trace::Task& t : slow.tasks())
     if (t.category() == trace::HOST)
       host_s += static_cast<double>(t.compute().duration_ns()) * 1e-9;
-  CHECK(host_s == doctest::Approx(200e-6));
+  CHECK(host_s == test::Approx(200e-6));
   for (int i = 0; i < slow.tasks_size(); ++i)  // renumbered in their new order
     CHECK(slow.tasks(i).id() == static_cast<std::uint64_t>(i));
 }
@@ -172,7 +173,7 @@ TEST_CASE("pruned launch gates give exactly what gating every task gives") {
     CHECK(pruned["ns"] == every["ns"]);
     CHECK(pruned["tasks"] < every["tasks"]);
     for (std::size_t r = 0; r < pruned["host_bound"].size(); ++r)
-      CHECK(pruned["host_bound"][r].get<double>() == doctest::Approx(every["host_bound"][r].get<double>()).epsilon(1e-9));
+      CHECK(pruned["host_bound"][r].get<double>() == test::Approx(every["host_bound"][r].get<double>()).epsilon(1e-9));
   }
 }
 
@@ -256,7 +257,7 @@ workload:
   double sum = 0;  // the kinds add up to the kernels' time at full speed
   for (const auto& [kind, s] : kinds.items())
     sum += s.get<double>();
-  CHECK(sum == doctest::Approx(fp8["breakdown"]["compute_s"].get<double>()).epsilon(1e-6));
+  CHECK(sum == test::Approx(fp8["breakdown"]["compute_s"].get<double>()).epsilon(1e-6));
   // FP8 GEMMs are faster than bf16 ones, the casts cost HBM time: the GEMM time falls, not halves.
   CHECK(kinds["gemm"].get<double>() < bf16["training"]["gpu_seconds_by_kind"]["gemm"].get<double>());
   CHECK(kinds["gemm"].get<double>() > 0.5 * bf16["training"]["gpu_seconds_by_kind"]["gemm"].get<double>());
@@ -270,7 +271,7 @@ TEST_CASE("a GEMM an fp8 recipe keeps in 16 bits takes the bf16 time") {
   op.n = 128256;
   op.k = 4096;
   op.fp8_capable = false;
-  CHECK(fp8.time_s(op) == doctest::Approx(bf16.time_s(op)));
+  CHECK(fp8.time_s(op) == test::Approx(bf16.time_s(op)));
   op.fp8_capable = true;
   CHECK(fp8.time_s(op) < 0.6 * bf16.time_s(op));
 }
@@ -284,7 +285,7 @@ TEST_CASE("first-generation fused attention runs at half FlashAttention-2's spee
   op.k = 128;
   const double flash2 = model.time_s(op);
   op.attention = AttentionKernel::flash1;
-  CHECK(model.time_s(op) == doctest::Approx(2 * flash2).epsilon(0.01));  // a 2 us launch overhead aside
+  CHECK(model.time_s(op) == test::Approx(2 * flash2).epsilon(0.01));  // a 2 us launch overhead aside
   CHECK(error_of(kHostBound, "--set workload.training.attention=flash3").find("flash, cudnn, te, flash1, unfused") != std::string::npos);
 }
 
@@ -407,7 +408,7 @@ TEST_CASE("the eager cross entropy makes six passes over fp32 logits forward and
   // Per logit, eager: cast 2+4, max 4, subtract 8, exp 8, sum 4, softmax 8; backward 8 and the cast
   // back 4+2 = 52 bytes. Fused: max 2, the rest 2+4, backward 4+2 = 14 bytes. The small target and
   // loss kernels are alike on both sides.
-  CHECK(eager / fused == doctest::Approx(52.0 / 14.0).epsilon(0.08));
+  CHECK(eager / fused == test::Approx(52.0 / 14.0).epsilon(0.08));
   CHECK(eager_kernels == 4 * 11);  // per micro-batch: 8 forward (the target and loss kernels too), 3 backward
   CHECK(fused_kernels == 4 * 5);   // max, target, exp-sum, loss; one backward
   CHECK_FALSE(find_framework("megatron-lm")->fused_cross_entropy);  // TransformerConfig's default

@@ -1,6 +1,7 @@
 // `echo-des import kineto`: a hand-made PyTorch profiler trace whose replay with the measured
 // collective times gives back the measured iteration exactly, the published DDP trace, and every
 // bad input ending with exit code 2.
+#include "support/approx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 
@@ -78,9 +79,9 @@ TEST_CASE("a Kineto trace becomes streams, a collective, host launches and the o
   REQUIRE(run.code == 0);
   const auto j = nlohmann::json::parse(run.out);
   CHECK(j["iteration_time_ns"] == 1000000);
-  CHECK(j["error_vs_measured"].get<double>() == doctest::Approx(0.0));
+  CHECK(j["error_vs_measured"].get<double>() == test::Approx(0.0));
   // Host time is neither compute nor communication: rank 0 computes 130 us in all.
-  CHECK(j["ranks"][0]["compute_s"].get<double>() == doctest::Approx(130e-6));
+  CHECK(j["ranks"][0]["compute_s"].get<double>() == test::Approx(130e-6));
 }
 
 TEST_CASE("the published DDP trace (rank 0 of 2), replicated to both ranks, replays within 3% of its measured step") {

@@ -1,6 +1,7 @@
 // LinkLoad (core/network/link_load.hpp): which calls a step on a link can meet. The answers must
 // not depend on how many bookings a link holds or when ended ones are forgotten.
 #include "core/network/link_load.hpp"
+#include "support/approx.hpp"
 
 #include <doctest/doctest.h>
 
@@ -30,16 +31,16 @@ TEST_CASE("a step moves at half its rate while one other call is booked on its l
   load.book(link, 1, 0.0, 2.0, 0.0);
   const LinkLoad::LinkId links[] = {link};
   // 1 s of work from 1.0: half of it by 2.0, the rest alone: 2.5.
-  CHECK(load.shared_end(links, links + 1, 2, 1.0, 1.0) == doctest::Approx(2.5));
-  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0) == doctest::Approx(3.0));  // after the booking: alone
-  CHECK(load.shared_end(links, links + 1, 1, 1.0, 1.0) == doctest::Approx(2.0));  // its own bookings never count
+  CHECK(load.shared_end(links, links + 1, 2, 1.0, 1.0) == echo::test::Approx(2.5));
+  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0) == echo::test::Approx(3.0));  // after the booking: alone
+  CHECK(load.shared_end(links, links + 1, 1, 1.0, 1.0) == echo::test::Approx(2.0));  // its own bookings never count
   // Two more steps starting with it (timed together) share the link for the whole way.
-  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0, 2) == doctest::Approx(5.0));
+  CHECK(load.shared_end(links, links + 1, 2, 2.0, 1.0, 2) == echo::test::Approx(5.0));
   // On a link nobody else uses, and over several links: the busiest one sets the rate.
   const LinkLoad::LinkId other[] = {LinkLoad::nic(0, 1)};
-  CHECK(load.shared_end(other, other + 1, 2, 1.0, 1.0) == doctest::Approx(2.0));
+  CHECK(load.shared_end(other, other + 1, 2, 1.0, 1.0) == echo::test::Approx(2.0));
   const LinkLoad::LinkId both[] = {LinkLoad::nic(0, 1), link};
-  CHECK(load.shared_end(both, both + 2, 2, 1.0, 1.0) == doctest::Approx(2.5));
+  CHECK(load.shared_end(both, both + 2, 2, 1.0, 1.0) == echo::test::Approx(2.5));
 }
 
 TEST_CASE("a step that starts in the gap between another call's steps shares the link with the next one") {
@@ -51,10 +52,10 @@ TEST_CASE("a step that starts in the gap between another call's steps shares the
   const LinkLoad::LinkId links[] = {link};
   // From 1.0: 0.1 alone, then half rate over [1.1, 2.1) (0.5), then 0.1 alone, then 0.3 of work
   // at half rate from 2.2: 2.8. Counted at its start only, it would have ended at 2.0.
-  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == doctest::Approx(2.8));
+  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == echo::test::Approx(2.8));
   // A call whose channels overlap on the link counts once.
   load.book(link, 7, 1.1, 2.1, 0.0);
-  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == doctest::Approx(2.8));
+  CHECK(load.shared_end(links, links + 1, 8, 1.0, 1.0) == echo::test::Approx(2.8));
 }
 
 TEST_CASE("a call that books hundreds of steps ahead on a link contends until its last one ends") {
@@ -67,15 +68,15 @@ TEST_CASE("a call that books hundreds of steps ahead on a link contends until it
   CHECK(load.contended(link, 8, 499.2));
   CHECK_FALSE(load.contended(link, 8, 499.5));
   const LinkLoad::LinkId links[] = {link};
-  CHECK(load.shared_end(links, links + 1, 8, 10.25, 0.1) == doctest::Approx(10.45));
-  CHECK(load.shared_end(links, links + 1, 8, 10.75, 0.1) == doctest::Approx(10.85));  // between two of its steps
+  CHECK(load.shared_end(links, links + 1, 8, 10.25, 0.1) == echo::test::Approx(10.45));
+  CHECK(load.shared_end(links, links + 1, 8, 10.75, 0.1) == echo::test::Approx(10.85));  // between two of its steps
   // Time moves on and bookings go on: ended ones may be forgotten, later ones still count.
   for (int k = 500; k < 1200; ++k)
     load.book(link, 9, k, k + 0.5, 600.0);
   CHECK(load.contended(link, 8, 650.0));       // call 9 books up to 1199.5
   CHECK_FALSE(load.contended(link, 9, 700.0)); // its own bookings never count
-  CHECK(load.shared_end(links, links + 1, 8, 700.25, 0.1) == doctest::Approx(700.45));
-  CHECK(load.shared_end(links, links + 1, 9, 700.25, 0.1) == doctest::Approx(700.35));
+  CHECK(load.shared_end(links, links + 1, 8, 700.25, 0.1) == echo::test::Approx(700.45));
+  CHECK(load.shared_end(links, links + 1, 9, 700.25, 0.1) == echo::test::Approx(700.35));
 }
 
 TEST_CASE("a call's claim contends while it has steps whose time is not known") {

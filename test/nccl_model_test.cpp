@@ -12,6 +12,7 @@
 #include "core/collective_timing.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
+#include "support/approx.hpp"
 #include "support/calls.hpp"
 #include "support/fake_platform.hpp"
 #include "support/user_errors.hpp"
@@ -91,10 +92,10 @@ TEST_CASE("bad NCCL_ALGO / NCCL_PROTO lists name the origin and the valid names"
 TEST_CASE("channel search: NCCL's channels on A100 and H100 nodes and across nodes") {
   const auto one = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 8).gpus, ndv4(1)));
   CHECK(one.channels == 12);  // 6 rings of 40 GB/s over 240 GB/s NVLink, doubled
-  CHECK(one.bw_intra_GBps == doctest::Approx(20.0));
+  CHECK(one.bw_intra_GBps == test::Approx(20.0));
   const auto two = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 16).gpus, ndv4(2)));
   CHECK(two.channels == 8);  // one 24 GB/s ring per 25 GB/s NIC
-  CHECK(two.bw_inter_GBps == doctest::Approx(24.0));
+  CHECK(two.bw_inter_GBps == test::Approx(24.0));
   const auto hopper = ring_graph(comm_shape(call_of(Op::all_reduce, 8, 16).gpus, h100(2)));
   CHECK(hopper.channels * hopper.bw_inter_GBps <= 8 * 50.0);
   CHECK(hopper.channels >= 8);
@@ -107,7 +108,7 @@ TEST_CASE("NCCL's estimate for ring LL on one A100 node, by hand") {
   // 6.6 + 14 hops x 0.6 us; bandwidth min(87.7, 240 / 2) GB/s bus, x 8/14 for the algorithm.
   const double bytes = 1 << 20;
   CHECK(*tuner.estimate_us(Op::all_reduce, NcclAlgo::ring, Protocol::ll, 1 << 20) ==
-        doctest::Approx(6.6 + 14 * 0.6 + bytes / (1000 * 87.7 * 8 / 14)));
+        test::Approx(6.6 + 14 * 0.6 + bytes / (1000 * 87.7 * 8 / 14)));
   CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::ll, 1 << 20) == 12);
   CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::ll, 64 << 10) == 2);  // 32 KiB per channel
   CHECK(tuner.channels_used(NcclAlgo::ring, Protocol::simple, 8) == 1);
@@ -170,8 +171,8 @@ TEST_CASE("calibration from platform properties, and what it changes") {
   CHECK(c.link_efficiency(platforms::LinkKind::nvlink) == 0.5);
   const CollectiveModel calibrated(platform, registry, {}, c);
   const Plan a = nominal.plan(call), b = calibrated.plan(call);
-  CHECK(b.costs.algorithm_Bps == doctest::Approx(a.costs.algorithm_Bps * 0.5));
-  CHECK(b.costs.hop(platforms::LinkKind::nvlink) == doctest::Approx(a.costs.hop(platforms::LinkKind::nvlink) + 2e-6));
+  CHECK(b.costs.algorithm_Bps == test::Approx(a.costs.algorithm_Bps * 0.5));
+  CHECK(b.costs.hop(platforms::LinkKind::nvlink) == test::Approx(a.costs.hop(platforms::LinkKind::nvlink) + 2e-6));
 
   platform.properties["nccl.efficiency.net"] = "1.5";
   CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.net") != std::string::npos);
@@ -191,7 +192,7 @@ TEST_CASE("an uncontended collective takes the same time in `analytic` and `step
         const auto call = call_of(op, bytes, platform.gpu_count(), 1);
         const double steps = core::uncontended_time_s(core::time_call(model, call, true).schedule);
         const double analytic = core::uncontended_time_s(core::time_call(model, call, false).schedule);
-        CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
+        CHECK(steps == test::Approx(analytic).epsilon(1e-9));
       }
   }
 }
@@ -309,7 +310,7 @@ TEST_CASE("every built-in schedule runs alone in its closed-form time (or the an
       CHECK(timed.plan.algorithm->name().size() > 0);
       const double steps = core::uncontended_time_s(timed.schedule);
       const double analytic = core::uncontended_time_s(core::time_call(model, call, false).schedule);
-      CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
+      CHECK(steps == test::Approx(analytic).epsilon(1e-9));
       CHECK(steps > 0);
     }
   }
@@ -325,7 +326,7 @@ TEST_CASE("a schedule too large to hold runs at analytic fidelity, and says so")
   const auto timed = core::time_call(model, call, true);
   CHECK(timed.too_large_for_steps);
   CHECK(timed.schedule.is_barrier());
-  CHECK(timed.schedule.barrier_s() == doctest::Approx(*model.closed_form_s(timed.plan, call)));
+  CHECK(timed.schedule.barrier_s() == test::Approx(*model.closed_form_s(timed.plan, call)));
   // Below the limit the schedule is built.
   CHECK_FALSE(core::time_call(model, call_of(Op::all_reduce, 1ull << 30, 64), true).too_large_for_steps);
 }
@@ -336,7 +337,7 @@ TEST_CASE("AllToAll's closed form is its schedule's time, inside and across node
     const CollectiveModel model(platform, registry, {}, calibration_of(platform, "p"));
     const auto call = call_of(Op::all_to_all, 3 << 20, platform.gpu_count());
     const double steps = core::uncontended_time_s(core::time_call(model, call, true).schedule);
-    CHECK(steps == doctest::Approx(*model.closed_form_s(model.plan(call), call)).epsilon(1e-12));
+    CHECK(steps == test::Approx(*model.closed_form_s(model.plan(call), call)).epsilon(1e-12));
   }
 }
 
@@ -382,16 +383,16 @@ TEST_CASE("a send/recv between nodes goes as fast as its channels, a collective 
   const std::uint32_t channels = p2p_channels_for(bytes, shape, NcclVersion{});
   const Plan plan = model.plan(call);
   const double s = *model.closed_form_s(plan, call);
-  CHECK(bytes / s == doctest::Approx(channels * 10e9).epsilon(0.01));
+  CHECK(bytes / s == test::Approx(channels * 10e9).epsilon(0.01));
   // Unset, the NIC is the limit.
   test::FakePlatform open = p;
   open.properties.erase("nccl.p2p_channel_bw.net");
   const CollectiveModel unlimited(open, algorithms, NcclSelection{}, calibration_of(open, "test"));
-  CHECK(bytes / *unlimited.closed_form_s(unlimited.plan(call), call) == doctest::Approx(50e9).epsilon(0.01));
+  CHECK(bytes / *unlimited.closed_form_s(unlimited.plan(call), call) == test::Approx(50e9).epsilon(0.01));
   // AllToAll between the two nodes: one peer, the same channels.
   auto a2a = call_of(Op::all_to_all, 1, 2);
   a2a.bytes = 2 * bytes;
-  CHECK(bytes / *model.closed_form_s(model.plan(a2a), a2a) == doctest::Approx(channels * 10e9).epsilon(0.01));
+  CHECK(bytes / *model.closed_form_s(model.plan(a2a), a2a) == test::Approx(channels * 10e9).epsilon(0.01));
 }
 
 TEST_CASE("AllToAll across nodes: the parts NCCL puts on its busiest p2p channel, by release") {
@@ -404,26 +405,26 @@ TEST_CASE("AllToAll across nodes: the parts NCCL puts on its busiest p2p channel
   ten.ppn = 1;
   for (NcclVersion v : {NcclVersion{2, 21}, NcclVersion{2, 26}, NcclVersion{2, 28}, NcclVersion{2, 29}}) {
     CAPTURE(v.str());
-    CHECK(all_to_all_network_channels(ten, 2, 4, v) == doctest::Approx(3.6));
+    CHECK(all_to_all_network_channels(ten, 2, 4, v) == test::Approx(3.6));
   }
   // 8 GPUs a node, one part per peer on 16 channels: the nine remote nodes land on nine channels,
   // eight parts each (every GPU of a node on the same channel): even.
   CommShape eighty = ten;
   eighty.ranks = 80;
   eighty.ppn = 8;
-  CHECK(all_to_all_network_channels(eighty, 1, 16, NcclVersion{2, 29}) == doctest::Approx(9.0));
+  CHECK(all_to_all_network_channels(eighty, 1, 16, NcclVersion{2, 29}) == test::Approx(9.0));
   // Six nodes of 1 GPU on 4 channels, a part a peer: five parts, one channel carries two.
   CommShape six = ten;
   six.ranks = six.nodes = 6;
-  CHECK(all_to_all_network_channels(six, 1, 4, NcclVersion{2, 29}) == doctest::Approx(2.5));
+  CHECK(all_to_all_network_channels(six, 1, 4, NcclVersion{2, 29}) == test::Approx(2.5));
   // 16 GPUs a node: NCCL 2.29 schedules groups of 8, two per node, and skips the group on its own
   // node; each remote group's eight rounds share a channel: 16 parts on two channels.
   CommShape wide = ten;
   wide.ranks = 32;
   wide.nodes = 2;
   wide.ppn = 16;
-  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 29}) == doctest::Approx(2.0));
-  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 28}) == doctest::Approx(2.0));
+  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 29}) == test::Approx(2.0));
+  CHECK(all_to_all_network_channels(wide, 1, 16, NcclVersion{2, 28}) == test::Approx(2.0));
   // One node: nothing crosses the network.
   CommShape one = ten;
   one.nodes = 1;
@@ -447,10 +448,10 @@ TEST_CASE("AllToAll across nodes runs at its busiest channel's pace, and at the 
     return 0.9 * static_cast<double>(bytes) / *model.closed_form_s(model.plan(call), call);
   };
   // One GPU a node: 3.6 channels of 12.4 GB/s (the NIC, 50, does not bind); was 4 channels' worth.
-  CHECK(network_rate(1, nullptr) == doctest::Approx(3.6 * 12.4e9).epsilon(0.01));
+  CHECK(network_rate(1, nullptr) == test::Approx(3.6 * 12.4e9).epsilon(0.01));
   // Eight a node: nine channels would move 112 GB/s; the GPU's own NIC binds, at the all-to-all share.
-  CHECK(network_rate(8, nullptr) == doctest::Approx(50e9).epsilon(0.02));
-  CHECK(network_rate(8, "0.9") == doctest::Approx(45e9).epsilon(0.02));
+  CHECK(network_rate(8, nullptr) == test::Approx(50e9).epsilon(0.02));
+  CHECK(network_rate(8, "0.9") == test::Approx(45e9).epsilon(0.02));
 }
 
 TEST_CASE("p2p channels: messages of 4 GiB and more keep every channel") {
@@ -499,9 +500,9 @@ TEST_CASE("a collective channel's network rate holds back a NIC that carries few
   // NICs (8 x 50); capped, by the NICs at two CTAs each. A ring AllGather's algorithm bandwidth is
   // its bus bandwidth times n / (n - 1).
   const double ring_factor = 80.0 / 79.0;
-  CHECK(bandwidth(8, 0, {}) == doctest::Approx(370.8e9 * ring_factor));
-  CHECK(bandwidth(8, 20, {}) == doctest::Approx(8 * 40e9 * ring_factor));
-  CHECK(bandwidth(8, 10, {}) == doctest::Approx(8 * 20e9 * ring_factor));
-  CHECK(bandwidth(8, 20, CtaLimits{24, 64}) == doctest::Approx(bandwidth(8, 0, {})));
-  CHECK(bandwidth(4, 20, {}) == doctest::Approx(bandwidth(4, 0, {})));
+  CHECK(bandwidth(8, 0, {}) == test::Approx(370.8e9 * ring_factor));
+  CHECK(bandwidth(8, 20, {}) == test::Approx(8 * 40e9 * ring_factor));
+  CHECK(bandwidth(8, 10, {}) == test::Approx(8 * 20e9 * ring_factor));
+  CHECK(bandwidth(8, 20, CtaLimits{24, 64}) == test::Approx(bandwidth(8, 0, {})));
+  CHECK(bandwidth(4, 20, {}) == test::Approx(bandwidth(4, 0, {})));
 }

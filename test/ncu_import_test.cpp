@@ -1,5 +1,6 @@
 // `echo-des import ncu`: Nsight Compute metrics attached to a trace's kernels by name and launch
 // order, from both CSV layouts ncu exports, and every bad report ending with exit code 2.
+#include "support/approx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 
@@ -63,11 +64,11 @@ TEST_CASE("details-page metrics attach to kernels by name and launch order") {
         std::string::npos);
   const trace::Trace t = workloads::read_trace_message(dir / "out.pbtxt");
   const auto& tasks = t.templates(0).tasks();
-  CHECK(tasks[0].compute().metrics().compute_throughput() == doctest::Approx(71));
-  CHECK(tasks[2].compute().metrics().compute_throughput() == doctest::Approx(72));  // the second launch
-  CHECK(tasks[1].compute().metrics().l2_hit_rate() == doctest::Approx(80));
+  CHECK(tasks[0].compute().metrics().compute_throughput() == test::Approx(71));
+  CHECK(tasks[2].compute().metrics().compute_throughput() == test::Approx(72));  // the second launch
+  CHECK(tasks[1].compute().metrics().l2_hit_rate() == test::Approx(80));
   CHECK(tasks[1].compute().metrics().grid_size() == 1024);  // "1,024"
-  CHECK(tasks[1].compute().metrics().max_occupancy() == doctest::Approx(50));
+  CHECK(tasks[1].compute().metrics().max_occupancy() == test::Approx(50));
 }
 
 TEST_CASE("raw-page metrics attach the same way") {
@@ -86,7 +87,7 @@ TEST_CASE("raw-page metrics attach the same way") {
   REQUIRE(r.code == 0);
   CHECK(r.out.find("attached metrics to 2 kernels; 1 kernels of the trace have none") != std::string::npos);
   const trace::Trace t = workloads::read_trace_message(trace);  // written over --into
-  CHECK(t.templates(0).tasks(2).compute().metrics().compute_throughput() == doctest::Approx(61));
+  CHECK(t.templates(0).tasks(2).compute().metrics().compute_throughput() == test::Approx(61));
   CHECK(t.templates(0).tasks(2).compute().metrics().block_size() == 8);
 }
 

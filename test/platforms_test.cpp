@@ -6,6 +6,7 @@
 #include "platforms/platform_loader.hpp"
 #include "platforms/platform_precheck.hpp"
 #include "platforms/platform_writer.hpp"
+#include "support/approx.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_files.hpp"
 
@@ -141,7 +142,7 @@ TEST_CASE("several NICs per GPU are one link of their summed rate, and NIC count
   CHECK(s.find("node1-gpu5\" dst=\"node1-gw\"><link_ctn id=\"node1-nic5\"") != std::string::npos);
   platforms::PlatformSource source;
   source.spec = spec;
-  CHECK(inspect(source, {{0, 8}})["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
+  CHECK(inspect(source, {{0, 8}})["routes"][0]["bandwidth_Bps"].get<double>() == test::Approx(50e9));
   spec.nics_per_node = 12;
   CHECK_THROWS_WITH_AS(platforms::validate(spec, "test"), doctest::Contains("do not divide each other"), UserError);
 }
@@ -251,12 +252,12 @@ TEST_CASE("a loaded preset: rank order, NVLink inside a node, the network across
   CHECK(j["nodes"] == 2);
   const auto& intra = j["routes"][0];
   CHECK(intra["kind"] == "nvlink");
-  CHECK(intra["latency_s"].get<double>() == doctest::Approx(700e-9));
-  CHECK(intra["bandwidth_Bps"].get<double>() == doctest::Approx(240e9));
+  CHECK(intra["latency_s"].get<double>() == test::Approx(700e-9));
+  CHECK(intra["bandwidth_Bps"].get<double>() == test::Approx(240e9));
   const auto& inter = j["routes"][1];
   CHECK(inter["kind"] == "network");
-  CHECK(inter["latency_s"].get<double>() == doctest::Approx(2e-6 + 130e-9));
-  CHECK(inter["bandwidth_Bps"].get<double>() == doctest::Approx(25e9));
+  CHECK(inter["latency_s"].get<double>() == test::Approx(2e-6 + 130e-9));
+  CHECK(inter["bandwidth_Bps"].get<double>() == test::Approx(25e9));
 }
 
 TEST_CASE("routes across pods cross leaf, spine and leaf - oversubscription narrows the spine") {
@@ -264,9 +265,9 @@ TEST_CASE("routes across pods cross leaf, spine and leaf - oversubscription narr
   source.spec = platforms::preset("dgx-h100", 34);  // pods of 32 nodes: node 33 is in the second pod
   platforms::override_figure(*source.spec, "oversubscription", "256", "test");
   const auto j = inspect(source, {{0, 33 * 8}});
-  CHECK(j["routes"][0]["latency_s"].get<double>() == doctest::Approx(2e-6 + 3 * 130e-9));
+  CHECK(j["routes"][0]["latency_s"].get<double>() == test::Approx(2e-6 + 3 * 130e-9));
   // 32 nodes x 8 NICs x 50 GB/s / 256 = 50 GB/s: no narrower than a NIC; at 512 it would be.
-  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(50e9));
+  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == test::Approx(50e9));
 }
 
 TEST_CASE("generated platforms cache routes per pair class, and the classes answer what SimGrid answers") {
@@ -311,7 +312,7 @@ TEST_CASE("a user XML: GPUs are hosts with the `gpu` property, ordered naturally
   const auto j = inspect(source, {{0, 1}});
   CHECK(j["gpus"] == nlohmann::json::array({"gpu2", "gpu10"}));
   CHECK(j["routes"][0]["kind"] == "pcie");
-  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == doctest::Approx(24e9));
+  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == test::Approx(24e9));
 }
 
 TEST_CASE("platform files that are wrong") {

@@ -1,5 +1,6 @@
 // `echo-des run` end to end: exact times of the hand-computable examples, the JSON and timeline
 // outputs, determinism, and every bad input ending with a clear message and exit code 2.
+#include "support/approx.hpp"
 #include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
 #include "support/headless_browser.hpp"
@@ -52,24 +53,24 @@ std::string failure_of(const std::string& job_args) {
 TEST_CASE("two_ranks example: 513 us, as the README computes by hand") {
   const json j = run_json("examples/two_ranks/job.yaml");
   CHECK(j["iteration_time_ns"] == 513000);
-  CHECK(j["iteration_time_s"].get<double>() == doctest::Approx(513e-6).epsilon(1e-12));
+  CHECK(j["iteration_time_s"].get<double>() == echo::test::Approx(513e-6).epsilon(1e-12));
   const auto& r0 = j["ranks"][0];
-  CHECK(r0["compute_s"].get<double>() == doctest::Approx(250e-6).epsilon(1e-9));
-  CHECK(r0["exposed_comm_s"].get<double>() == doctest::Approx(262e-6).epsilon(1e-9));
-  CHECK(r0["idle_s"].get<double>() == doctest::Approx(1e-6).epsilon(1e-6));
+  CHECK(r0["compute_s"].get<double>() == echo::test::Approx(250e-6).epsilon(1e-9));
+  CHECK(r0["exposed_comm_s"].get<double>() == echo::test::Approx(262e-6).epsilon(1e-9));
+  CHECK(r0["idle_s"].get<double>() == echo::test::Approx(1e-6).epsilon(1e-6));
   const auto& r1 = j["ranks"][1];
-  CHECK(r1["compute_s"].get<double>() == doctest::Approx(300e-6).epsilon(1e-9));
+  CHECK(r1["compute_s"].get<double>() == echo::test::Approx(300e-6).epsilon(1e-9));
   // Rank 1's recv waits 100 us for rank 0's send: idle, not communication; the transfer is 13 us.
-  CHECK(r1["exposed_comm_s"].get<double>() == doctest::Approx(113e-6).epsilon(1e-9));
-  CHECK(r1["idle_s"].get<double>() == doctest::Approx(100e-6).epsilon(1e-9));
+  CHECK(r1["exposed_comm_s"].get<double>() == echo::test::Approx(113e-6).epsilon(1e-9));
+  CHECK(r1["idle_s"].get<double>() == echo::test::Approx(100e-6).epsilon(1e-9));
 }
 
 TEST_CASE("eight_ranks example: 2128 us, the first all-reduce hidden behind backward") {
   const json j = run_json("examples/eight_ranks/job.yaml");
   CHECK(j["iteration_time_ns"] == 2128000);
   for (const auto& r : j["ranks"]) {
-    CHECK(r["compute_s"].get<double>() == doctest::Approx(1100e-6).epsilon(1e-9));
-    CHECK(r["exposed_comm_s"].get<double>() == doctest::Approx(1028e-6).epsilon(1e-9));
+    CHECK(r["compute_s"].get<double>() == echo::test::Approx(1100e-6).epsilon(1e-9));
+    CHECK(r["exposed_comm_s"].get<double>() == echo::test::Approx(1028e-6).epsilon(1e-9));
     CHECK(std::abs(r["idle_s"].get<double>()) < 1e-12);
   }
 }
@@ -121,7 +122,7 @@ TEST_CASE("timeline.json: a process per rank, a thread per stream, collectives n
     if (e["ph"] == "X" && e["name"] == "all_reduce 40000000 B") {
       ++allreduces;
       CHECK(e["args"]["communicator"] == "dp.0");
-      CHECK(e["dur"].get<double>() == doctest::Approx(714.0));
+      CHECK(e["dur"].get<double>() == echo::test::Approx(714.0));
     }
     if (e["ph"] == "X" && e["cat"] == "gemm")
       ++kernels;
@@ -434,7 +435,7 @@ templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective
 ranks { first: 0 count: 8 template_name: "t" })");
   const double steps = run_json("'" + job + "'")["iteration_time_s"].get<double>();
   const double analytic = run_json("'" + job + "' --set communication.fidelity=analytic")["iteration_time_s"].get<double>();
-  CHECK(steps == doctest::Approx(analytic).epsilon(1e-9));
+  CHECK(steps == echo::test::Approx(analytic).epsilon(1e-9));
 }
 
 namespace {
@@ -488,24 +489,26 @@ TEST_CASE("steps: two collectives sharing a NIC at the same time each take twice
   // other's, so each call takes twice its time alone, like SimGrid's fair sharing below.
   for (int rank : {0, 1, 8, 9}) {
     CAPTURE(rank);
-    CHECK(end_of(together, rank) == doctest::Approx(2 * t).epsilon(0.02));
+    CHECK(end_of(together, rank) == echo::test::Approx(2 * t).epsilon(0.02));
   }
   // `analytic` has no links to share: each call takes its time alone.
   const json analytic = run(true, "analytic", 4);
-  CHECK(end_of(analytic, 0) == doctest::Approx(t).epsilon(1e-9));
-  CHECK(end_of(analytic, 1) == doctest::Approx(t).epsilon(1e-9));
-  // `flow`: the steps as SimGrid flows. Alone, the same time as `steps`; together, SimGrid shares
-  // the NIC fairly for the whole time, so each call takes twice as long.
-  CHECK(end_of(run(false, "flow", 4), 0) == doctest::Approx(t).epsilon(1e-9));
+  CHECK(end_of(analytic, 0) == echo::test::Approx(t).epsilon(1e-9));
+  CHECK(end_of(analytic, 1) == echo::test::Approx(t).epsilon(1e-9));
+  // `flow`: the steps as SimGrid flows. Alone, the same time as `steps` (to SimGrid's timing
+  // precision); together, SimGrid shares the NIC fairly for the whole time, so each call takes
+  // twice as long, but for the hops' latencies, which are not shared: 1.997 x here.
+  CHECK(end_of(run(false, "flow", 4), 0) == echo::test::Approx(t).epsilon(1e-6));
   const json flow = run(true, "flow", 4);
   for (int rank : {0, 1, 8, 9}) {
     CAPTURE(rank);
-    CHECK(end_of(flow, rank) == doctest::Approx(2 * t).epsilon(1e-3));
+    CHECK(end_of(flow, rank) == echo::test::Approx(2 * t).epsilon(0.005));
+    CHECK(end_of(flow, rank) < 2 * t);
   }
   // With a NIC per GPU (rails), the two calls leave through different NICs and do not meet.
   const json rails_alone = run(false, "steps", 8), rails = run(true, "steps", 8);
-  CHECK(end_of(rails, 0) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
-  CHECK(end_of(rails, 1) == doctest::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
+  CHECK(end_of(rails, 0) == echo::test::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
+  CHECK(end_of(rails, 1) == echo::test::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
 }
 
 TEST_CASE("steps: rings of 16 nodes sharing NICs still share them at every step") {
@@ -525,7 +528,7 @@ TEST_CASE("steps: rings of 16 nodes sharing NICs still share them at every step"
   for (int rank : {0, 1, 120, 121}) {
     CAPTURE(rank);
     CHECK(end_of(steps, rank) > 1.8 * t);
-    CHECK(end_of(steps, rank) == doctest::Approx(end_of(flow, rank)).epsilon(0.05));
+    CHECK(end_of(steps, rank) == echo::test::Approx(end_of(flow, rank)).epsilon(0.05));
   }
 }
 
@@ -548,7 +551,7 @@ communicators { name: "e" slot: "x" ranks: [0, 2, 4, 6, 8, 10, 12, 14] }
     return end_of(run_json("'" + job + "'"), 0);
   };
   const double steps = run("steps"), flow = run("flow");
-  CHECK(flow == doctest::Approx(steps).epsilon(0.05));
+  CHECK(flow == echo::test::Approx(steps).epsilon(0.05));
 }
 
 TEST_CASE("summary.json records the job as it ran: figures, overrides, the environment that mattered, the version") {
@@ -732,7 +735,7 @@ TEST_CASE("the critical path of the hand-worked examples, in summary.json") {
     CHECK(a["critical_path"][i]["rank"] == expected[i].second);
     total += a["critical_path"][i]["duration_s"].get<double>();
   }
-  CHECK(total == doctest::Approx(513e-6));
+  CHECK(total == echo::test::Approx(513e-6));
   CHECK(a["critical_path_top"][0]["name"] == "forward-backward");
 
   // eight_ranks: backward part 1, both all-reduces back to back, the optimizer: 2128 us.
@@ -832,7 +835,7 @@ TEST_CASE("overlap slowdown by hand: a kernel runs at 1/(1+s) exactly while comm
   // at full speed again: the kernel ends at 125 us = (1 - r) T0 + r T0 (1 + s) with r = 0.25.
   const json c = run_json("'" + job + "' --set slowdown.model=constant --set slowdown.factor=1");
   CHECK(c["iteration_time_ns"] == 125000);
-  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(25e-6));
+  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == echo::test::Approx(25e-6));
   CHECK(c["overlap_slowdown"]["model"] == "constant");
   // No model: the kernel takes its 100 us.
   CHECK(run_json("'" + job + "'")["iteration_time_ns"] == 100000);
@@ -862,7 +865,7 @@ ranks { first: 0 count: 2 template_name: "r" })";
   CHECK(run_json("'" + job + "'")["iteration_time_ns"] == 200000);
   const json c = run_json("'" + job + "' --set slowdown.model=constant --set slowdown.factor=1");
   CHECK(c["iteration_time_ns"] == 231000);
-  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(31e-6));
+  CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == echo::test::Approx(31e-6));
 }
 
 TEST_CASE("slowdown settings: mistakes are named with their line") {
@@ -897,7 +900,7 @@ TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics")
   const std::string job = job_for(dir, trace);
   const json j = run_json("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'");
   // s = 0.5: 20 us at full speed, 50 us at 2/3 speed (33.3 us of work), then 46.7 us: 116.7 us.
-  CHECK(j["iteration_time_s"].get<double>() == doctest::Approx(116.67e-6).epsilon(0.02));
+  CHECK(j["iteration_time_s"].get<double>() == echo::test::Approx(116.67e-6).epsilon(0.02));
   CHECK(j["overlap_slowdown"]["model"] == "xgboost");
   CHECK(j["overlap_slowdown"]["kernels_without_metrics"] == 1);  // the comm stream's "wait"
   // Without metrics the model is not asked (it never saw a kernel without them): the gemm gets
@@ -907,7 +910,7 @@ TEST_CASE("the xgboost slowdown model in a job uses the trace's kernel metrics")
   CHECK(text.out.find("note:           2 of 2 compute kernels have no Nsight Compute metrics: the xgboost model gave them "
                       "their category's default slowdown") != std::string::npos);
   const json b = run_json("'" + bare + "' --set slowdown.model=xgboost --set 'slowdown.file=" + (dir / "m.json") + "'");
-  CHECK(b["iteration_time_s"].get<double>() == doctest::Approx(20e-6 + 50e-6 + (80e-6 - 50e-6 / 1.012)).epsilon(1e-4));
+  CHECK(b["iteration_time_s"].get<double>() == echo::test::Approx(20e-6 + 50e-6 + (80e-6 - 50e-6 / 1.012)).epsilon(1e-4));
   CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost").find("needs a `file`") != std::string::npos);
   CHECK(failure_of("'" + job + "' --set slowdown.model=xgboost --set 'slowdown.file=" + dir.file("bad.json", "{}") + "'")
             .find("not an XGBoost model") != std::string::npos);
@@ -938,13 +941,13 @@ TEST_CASE("an xgboost model trained with the collective's features is asked abou
   };
   // 5 MB beside the kernel (20-70 us): s = 0.1, 50 us at 1/1.1 speed: 4.55 us lost.
   const json small = run_json("'" + job_for(dir, with_metrics(overlap_trace())) + "'" + model);
-  CHECK(small["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(50e-6 * 0.1 / 1.1).epsilon(0.03));
+  CHECK(small["ranks"][0]["overlap_slowdown_s"].get<double>() == echo::test::Approx(50e-6 * 0.1 / 1.1).epsilon(0.03));
   // 20 MB (20-220 us): s = 0.5 from 20 us to the kernel's end: 80 us of work take 120 us.
   std::string big = overlap_trace();
   for (std::size_t at; (at = big.find("bytes: 5000000")) != std::string::npos;)
     big.replace(at, 14, "bytes: 20000000");
   const json large = run_json("'" + job_for(dir, with_metrics(big)) + "'" + model);
-  CHECK(large["ranks"][0]["overlap_slowdown_s"].get<double>() == doctest::Approx(40e-6).epsilon(0.03));
+  CHECK(large["ranks"][0]["overlap_slowdown_s"].get<double>() == echo::test::Approx(40e-6).epsilon(0.03));
 }
 
 TEST_CASE("import echo-tracer on the command line: a trace that runs, or exit 2") {
@@ -963,7 +966,7 @@ TEST_CASE("import echo-tracer on the command line: a trace that runs, or exit 2"
   const json j = run_json("'" + job + "'");
   // 44 ms of profiled kernels, then the last bucket's all-reduce before the optimizer step.
   CHECK(j["iteration_time_s"].get<double>() > 0.04399);
-  CHECK(j["ranks"][0]["compute_s"].get<double>() == doctest::Approx(0.04399).epsilon(0.001));
+  CHECK(j["ranks"][0]["compute_s"].get<double>() == echo::test::Approx(0.04399).epsilon(0.001));
 }
 
 TEST_CASE("replicate: the eight_ranks replica grown back to 8 ranks is the same job, and to 4 by hand") {

@@ -1,6 +1,7 @@
 // `echo-des slowdown table`: measured overlap slowdown from two Kineto profiles of one program
 // and its Nsight Compute report, in the layout `slowdown train` reads.
 #include "slowdown/kernel_table.hpp"
+#include "support/approx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 #include "workloads/overlap_table.hpp"
@@ -68,13 +69,13 @@ TEST_CASE("overlap table: isolated and overlapped durations by name and launch o
   CHECK(t.rows[0].name == "ampere_gemm(float*)");
   CHECK(t.rows[0].isolated_ns == 80000);
   CHECK(t.rows[0].measured_ns == 100000);
-  CHECK(t.rows[0].overlap_ratio == doctest::Approx(0.5));  // 150-200 of 100-200
+  CHECK(t.rows[0].overlap_ratio == test::Approx(0.5));  // 150-200 of 100-200
   CHECK(t.rows[0].op == trace::ALL_REDUCE);
   CHECK(t.rows[0].algorithm == "RING");
   CHECK(t.rows[0].protocol == "LL");
   CHECK(t.rows[0].bytes == 4e6);
   CHECK(t.rows[1].name == "add_kernel");
-  CHECK(t.rows[1].overlap_ratio == doctest::Approx(1.0));
+  CHECK(t.rows[1].overlap_ratio == test::Approx(1.0));
   CHECK(t.rows[2].isolated_ns == 80000);  // the second GEMM meets the second GEMM
   CHECK(t.rows[2].overlap_ratio == 0.0);
   CHECK(t.rows[2].algorithm.empty());
@@ -111,8 +112,8 @@ TEST_CASE("slowdown table on the command line: a table slowdown train reads, eve
   const auto rows = slowdown::read_kernel_table(dir / "table.csv");
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].name == "ampere_gemm");
-  CHECK(slowdown::measured_slowdown(rows[0]) == doctest::Approx(0.5));  // 80 -> 100 us over half of it
-  CHECK(slowdown::measured_slowdown(rows[1]) == doctest::Approx(0.2));
+  CHECK(slowdown::measured_slowdown(rows[0]) == test::Approx(0.5));  // 80 -> 100 us over half of it
+  CHECK(slowdown::measured_slowdown(rows[1]) == test::Approx(0.2));
   CHECK(rows[0].features[1] == 90);   // Compute throughput
   CHECK(rows[2].features[1] == 91);   // the second launch's metrics
   CHECK(std::isnan(rows[0].features[2]));  // the SM count: not in the report

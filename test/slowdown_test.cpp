@@ -4,6 +4,7 @@
 #include "slowdown/evaluation.hpp"
 #include "slowdown/features.hpp"
 #include "slowdown/predictor.hpp"
+#include "support/approx.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_files.hpp"
 #include "support/user_errors.hpp"
@@ -52,7 +53,7 @@ TEST_CASE("kernel tables: quoted fields, and what is wrong with a bad one") {
   const auto rows = slowdown::read_kernel_table(dir.file("t.csv", kHeader + "\"a, \"\"b\"\"\",1000,1200,0.5,1,2,3,4,5,6,7,8\n"));
   REQUIRE(rows.size() == 1);
   CHECK(rows[0].name == "a, \"b\"");
-  CHECK(slowdown::measured_slowdown(rows[0]) == doctest::Approx(0.4));
+  CHECK(slowdown::measured_slowdown(rows[0]) == test::Approx(0.4));
   CHECK(rows[0].features.size() == slowdown::feature_names().size());
   CHECK(echo::test::user_error_of([&] { slowdown::read_kernel_table(dir.file("m.csv", "ground_truth,duration,overlap_ratio\n1,2,0\n")); })
             .find("no column 'Compute throughput'") != std::string::npos);
@@ -73,19 +74,19 @@ TEST_CASE("scores: shares within 5/10/15% and the summed error, over overlapped 
   rows[2] = {"c", 100, 500, 0.0, {}};  // did not overlap: not scored
   const auto none = slowdown::score(rows, [](std::size_t) { return 0.0; });
   CHECK(none.kernels == 2);
-  CHECK(none.within_10 == doctest::Approx(0.5));  // 100 vs 110 is 9.1% off
+  CHECK(none.within_10 == test::Approx(0.5));  // 100 vs 110 is 9.1% off
   CHECK(none.within_5 == 0.0);
-  CHECK(none.summed_error == doctest::Approx((200.0 - 260.0) / 260.0));
+  CHECK(none.summed_error == test::Approx((200.0 - 260.0) / 260.0));
   // Per name: b's 50 ns short weigh more in the total (260 ns) than a's 10; c did not overlap.
   rows.push_back({"a", 100, 120, 1.0, {}});
   const auto named = slowdown::score_by_name(rows, [](std::size_t) { return 0.0; });
   REQUIRE(named.size() == 2);
   CHECK(named[0].name == "b");
-  CHECK(named[0].error_of_total == doctest::Approx(-50.0 / 380.0));
+  CHECK(named[0].error_of_total == test::Approx(-50.0 / 380.0));
   CHECK(named[1].name == "a");
   CHECK(named[1].scores.kernels == 2);
-  CHECK(named[1].scores.summed_error == doctest::Approx(-30.0 / 230.0));
-  CHECK(named[1].error_of_total == doctest::Approx(-30.0 / 380.0));
+  CHECK(named[1].scores.summed_error == test::Approx(-30.0 / 230.0));
+  CHECK(named[1].error_of_total == test::Approx(-30.0 / 380.0));
 }
 
 TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads it, refuses foreign models") {
@@ -114,6 +115,24 @@ TEST_CASE("XGBoost: learns a slowdown that depends on a feature, saves and loads
         std::string::npos);
 }
 
+TEST_CASE("a model trained with the collective's columns still sees them once loaded and moved into a predictor") {
+  // The engine asks such a model about the call beside each kernel only if it knows the model has
+  // those columns: a move that forgot it left the model predicting as if nothing ran beside.
+  TempDir dir;
+  std::string csv = kHeader.substr(0, kHeader.size() - 1) + ",comm_op,comm_algorithm,comm_protocol,comm_channels,comm_bytes\n";
+  for (int i = 0; i < 40; ++i)
+    csv += "k,10000," + std::to_string(i % 2 ? 17500 : 10500) + ",1,30,108,50,50,50,100,10,40,7,nan,nan,nan," +
+           (i % 2 ? "2e7" : "5e6") + "\n";
+  const auto rows = slowdown::read_kernel_table(dir.file("c.csv", csv));
+  slowdown::XGBoostModel::train(rows, {50, 2, 0.3, 1.0, 1, 7}).save(dir / "m.json");
+  slowdown::XGBoostModel loaded = slowdown::XGBoostModel::load(dir / "m.json");
+  CHECK(loaded.with_collective());
+  slowdown::XGBoostModel moved = std::move(loaded);
+  CHECK(moved.with_collective());
+  const auto predictor = slowdown::make_xgboost(dir / "m.json");
+  CHECK(predictor->sees_collective());
+}
+
 // One kernel, always fully overlapped: 14 launches unslowed, 6 slowed by 1.5 (beside a busier
 // collective, which the features do not show), and one launch whose measured duration cannot be
 // (shorter than the part that did not overlap).
@@ -140,7 +159,7 @@ TEST_CASE("XGBoost objectives: `kernels` keeps the common duration, `total` the 
   p.objective = slowdown::Objective::total;
   // The duration-weighted mean of the possible rows: 6 x 1.5 / 20. With the impossible row
   // (s = -1.8 at weight 0.5) it would be 0.39.
-  CHECK(slowdown::XGBoostModel::train(rows, p).predict(features)[0] == doctest::Approx(0.45).epsilon(0.01));
+  CHECK(slowdown::XGBoostModel::train(rows, p).predict(features)[0] == test::Approx(0.45).epsilon(0.01));
   const auto t = echo::test::run_cli("slowdown train --csv '" + (dir / "b.csv") + "' -o '" + (dir / "t.json") + "' --objective total");
   CHECK(t.code == 0);
   CHECK(t.out.find("not trained on 1 kernel(s) measured shorter") != std::string::npos);
@@ -237,11 +256,11 @@ TEST_CASE("the overlap_slowdown example's model is what training on its table gi
   const auto retrained = slowdown::XGBoostModel::load(dir / "m.json").predict(features);
   REQUIRE(shipped.size() == retrained.size());
   for (std::size_t i = 0; i < shipped.size(); ++i)
-    CHECK(shipped[i] == doctest::Approx(retrained[i]).epsilon(1e-6));
+    CHECK(shipped[i] == test::Approx(retrained[i]).epsilon(1e-6));
   // What it learnt: the GEMM barely slows, the layer norm's backward triples, the elementwise add
   // (unslowed in 14 of its 20 launches) keeps its duration.
-  CHECK(shipped[1] == doctest::Approx(0.02).epsilon(0.3));
-  CHECK(shipped[10] == doctest::Approx(2.0).epsilon(0.05));
+  CHECK(shipped[1] == test::Approx(0.02).epsilon(0.3));
+  CHECK(shipped[10] == test::Approx(2.0).epsilon(0.05));
   CHECK(std::abs(shipped[20]) < 0.01);
 }
 

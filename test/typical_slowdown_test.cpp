@@ -1,6 +1,7 @@
 // The typical slowdown each kernel is trained on: the common outcome among its look-alikes.
 #include "slowdown/features.hpp"
 #include "slowdown/typical_slowdown.hpp"
+#include "support/approx.hpp"
 
 #include <doctest/doctest.h>
 
@@ -41,7 +42,7 @@ TEST_CASE("typical slowdown: look-alikes share duration (10%) and metrics (5 poi
   const auto labels = typical_slowdowns(rows);
   // All four fit one window (each fits within 0.1 (1 + s) of its own s): their mean.
   for (int i = 0; i < 4; ++i)
-    CHECK(labels[i] == doctest::Approx(2.075));
+    CHECK(labels[i] == echo::test::Approx(2.075));
   for (int i = 4; i < 10; ++i)
     CHECK(labels[i] == 0.0);
 }
@@ -49,8 +50,8 @@ TEST_CASE("typical slowdown: look-alikes share duration (10%) and metrics (5 poi
 TEST_CASE("typical slowdown: equally common outcomes, the one nearest no slowdown") {
   // Windows [0.35, 0.65] and [1.25, 1.75] do not meet; each fits one launch.
   const auto labels = typical_slowdowns({launch(100000, 0.5), launch(100000, 1.5)});
-  CHECK(labels[0] == doctest::Approx(0.5));
-  CHECK(labels[1] == doctest::Approx(0.5));
+  CHECK(labels[0] == echo::test::Approx(0.5));
+  CHECK(labels[1] == echo::test::Approx(0.5));
 }
 
 TEST_CASE("typical slowdown: with the collective's columns, only launches beside the same kind of call look alike") {
@@ -65,8 +66,8 @@ TEST_CASE("typical slowdown: with the collective's columns, only launches beside
   CHECK(labels[0] == 0.0);
   CHECK(labels[1] == 0.0);
   for (int i = 2; i < 5; ++i)
-    CHECK(labels[i] == doctest::Approx(0.6));
-  CHECK(labels[5] == doctest::Approx(0.3));  // unknown matches unknown only
+    CHECK(labels[i] == echo::test::Approx(0.6));
+  CHECK(labels[5] == echo::test::Approx(0.3));  // unknown matches unknown only
 }
 
 TEST_CASE("typical slowdown: kernels that did not overlap get no label and are no one's look-alike") {
@@ -75,5 +76,5 @@ TEST_CASE("typical slowdown: kernels that did not overlap get no label and are n
   idle.measured_ns = 900000;
   const auto labels = typical_slowdowns({idle, launch(100000, 0.2)});
   CHECK(labels[0] == 0.0);
-  CHECK(labels[1] == doctest::Approx(0.2));
+  CHECK(labels[1] == echo::test::Approx(0.2));
 }

@@ -1,4 +1,5 @@
 // Reading and checking native traces: every mistake is a UserError naming file, line and fix.
+#include "support/approx.hpp"
 #include "workloads/importers/json_array_stream.hpp"
 #include "base/user_error.hpp"
 #include "support/temp_files.hpp"
@@ -157,7 +158,7 @@ templates { name: "u" streams: "s" tasks { id: 1 stream: 0 name: "y" recv { comm
 TEST_CASE("model presets: every preset's dimensions give the parameter count it is named for") {
   for (const auto& m : echo::workloads::model_presets()) {
     CAPTURE(m.name);
-    CHECK(echo::workloads::parameter_count(m) / 1e9 == doctest::Approx(m.nominal_params_b).epsilon(0.05));
+    CHECK(echo::workloads::parameter_count(m) / 1e9 == test::Approx(m.nominal_params_b).epsilon(0.05));
     CHECK(m.hidden % m.heads == 0);
     CHECK(m.heads % m.kv_heads == 0);
   }
@@ -299,7 +300,7 @@ TEST_CASE("Echo tracer import of the published GPT-2 run") {
     buckets += task.has_collective() ? 1 : 0;
   }
   CHECK(buckets == 25);
-  CHECK(static_cast<double>(compute_ns) * 1e-6 == doctest::Approx(43.99).epsilon(0.001));  // the ops profile's sum
+  CHECK(static_cast<double>(compute_ns) * 1e-6 == test::Approx(43.99).epsilon(0.001));  // the ops profile's sum
 }
 
 TEST_CASE("ex-situ replication: one replica of tp x pp grows to any data-parallel width") {
