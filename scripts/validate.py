@@ -83,11 +83,13 @@ def dgxc_rows():
             # so Megatron-Core's dispatcher knows every split size without asking the GPU (core 0.9,
             # token_dispatcher.py: drop_and_pad sets no cuda_sync_point): no host wait per layer.
             training["host"] = "{sync_moe_dispatch: false}"
-            training["grad_dtype"] = "bf16"  # optim.grad_sync_dtype: bf16
+        # Every recipe sets optim.grad_sync_dtype: bf16: the gradient buffer the fused weight-gradient
+        # GEMMs add into (Apex's distributed_fused_adam's contiguous buffer, Megatron-Core's
+        # grad_reduce_in_fp32 off) and the data-parallel reduction are bf16.
+        training["grad_dtype"] = "bf16"
         if r["model"] == "Nemotron4-340B":
-            # nemotron4-340b-synth.yaml: Apex's distributed_fused_adam with optim.dtype bf16 and
-            # grad_sync_dtype bf16 (NeMo then keeps no master copy: store_params off).
-            training["grad_dtype"] = "bf16"
+            # nemotron4-340b-synth.yaml: Apex's distributed_fused_adam with optim.dtype bf16 (NeMo
+            # then keeps no master copy: store_params off).
             training["optimizer_dtype"] = "bf16"
         recompute = "selective" if r["recompute"].startswith("selective") else "full" if r["recompute"].startswith("full") else "none"
         parallel = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "dp": gpus // (tp * pp * cp), "sequence_parallel": "true" if tp > 1 else "false",
@@ -135,7 +137,7 @@ def vtrain_multi_rows():
     a node, 800 Gb/s between nodes and 1F1B: 4 x 200 Gb/s HDR NICs a node here (two GPUs a NIC)."""
     if not VTRAIN_MULTI_CSV:
         return
-    for r in csv.DictReader(open(VTRAIN_MULTI_CSV)):
+    for r in csv.DictReader(open(VTRAIN_MULTI_CSV, encoding="utf-8-sig")):  # the published file starts with a BOM
         gpus, tp, pp, dp = (int(r[k]) for k in ("# GPUs", "tensor parallelism", "pipeline parallelism", "data parallelism"))
         name = f"{r['Parameters (billion)']}B tp{tp} pp{pp} dp{dp} mb{r['micro batch']}"
         yield name, job({"preset": "dgx-a100", "nodes": gpus // 8, "nics_per_node": 4},

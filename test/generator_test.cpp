@@ -1,5 +1,6 @@
 // The transformer generator: pipeline schedules (and their bubbles, simulated), rank layouts,
 // the compute and memory models, the generated programs, and every rule a job can break.
+#include "support/approx.hpp"
 #include "support/child_process.hpp"
 #include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
@@ -19,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace echo;
@@ -36,6 +38,17 @@ TrainingJob small_job(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp) {
   job.parallel.dp = dp;
   job.origin = "job.yaml";
   return job;
+}
+
+// Each kernel's time in us, by name, in the first template of a job checked for `gpus` H100s.
+std::map<std::string, double> kernel_us(TrainingJob job, std::uint32_t gpus) {
+  job.merge_kernels = false;
+  check_training_job(job, gpus, *gpu_preset("h100"));
+  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+  std::map<std::string, double> us;
+  for (const auto& t : g.trace.templates(0).tasks())
+    us.emplace(t.name(), t.compute().duration_ns() / 1e3);
+  return us;
 }
 
 std::string check_error(TrainingJob job, std::uint32_t gpus = 64, const std::string& gpu = "A100-SXM4-80GB") {
@@ -155,18 +168,18 @@ TEST_CASE("interleaved 1F1B visits every (micro-batch, chunk) once each way, bac
 
 TEST_CASE("1F1B bubble equals (pp - 1) / (m + pp - 1) on a uniform toy model") {
   for (const double share : toy_bubbles(PipelineSchedule::one_f_one_b, 4, 8, 1))
-    CHECK(share == doctest::Approx(3.0 / 11.0).epsilon(0.003));
+    CHECK(share == test::Approx(3.0 / 11.0).epsilon(0.003));
 }
 
 TEST_CASE("GPipe has the same bubble as 1F1B on a uniform toy model") {
   for (const double share : toy_bubbles(PipelineSchedule::gpipe, 4, 8, 1))
-    CHECK(share == doctest::Approx(3.0 / 11.0).epsilon(0.003));
+    CHECK(share == test::Approx(3.0 / 11.0).epsilon(0.003));
 }
 
 TEST_CASE("interleaving divides the bubble by the virtual stages") {
   // (pp - 1) / v of bubble against m of work: (pp - 1) / (v m + pp - 1) of the iteration.
   for (const double share : toy_bubbles(PipelineSchedule::interleaved, 4, 8, 2))
-    CHECK(share == doctest::Approx(3.0 / 19.0).epsilon(0.003));
+    CHECK(share == test::Approx(3.0 / 19.0).epsilon(0.003));
 }
 
 TEST_CASE("rank layout follows Megatron's order, innermost first") {
@@ -213,25 +226,73 @@ TEST_CASE("GEMM efficiency: a large square GEMM is near the GPU's share, skinny 
   op.shape = KernelShape::gemm;
   op.m = op.n = op.k = 8192;
   const double t = a100.time_s(op);
-  CHECK(t == doctest::Approx(2.0 * 8192 * 8192 * 8192 / (312e12 * big) + ComputeModel::kKernelOverheadS));
+  CHECK(t == test::Approx(2.0 * 8192 * 8192 * 8192 / (312e12 * big) + ComputeModel::kKernelOverheadS));
   const ComputeModel h100(*gpu_preset("H100-SXM5-80GB"), DataType::bf16);
   CHECK(h100.time_s(op) < 0.5 * t);
   // FP8 doubles the peak but reaches a smaller share of it (the measured best shapes: 73.4% against
-  // 80.3%, 0.925 once their K loops are accounted for), and its tile prologue / epilogue are worth
-  // twice the K: a large FP8 GEMM takes more than half its 16-bit time.
+  // 80.3%, 0.921 once their K loops are accounted for), and its tile epilogue is worth twice the K
+  // (times that share): a large FP8 GEMM takes more than half its 16-bit time.
   const ComputeModel h100_fp8(*gpu_preset("H100-SXM5-80GB"), DataType::fp8);
+  const double bf16_steps = h100.epilogue_k_steps(DataType::bf16), fp8_steps = h100.epilogue_k_steps(DataType::fp8);
+  CHECK(fp8_steps == test::Approx(2 * 0.921 * bf16_steps).epsilon(1e-4));  // 1978.9 is not quite 2 x 989.4
   const double bf16_s = h100.time_s(op) - ComputeModel::kKernelOverheadS;
   const double fp8_s = h100_fp8.time_s(op) - ComputeModel::kKernelOverheadS;
-  CHECK(fp8_s == doctest::Approx(bf16_s / (2 * 0.925) * (8192.0 + 256) / (8192 + 128)));
+  CHECK(fp8_s == test::Approx(bf16_s / (2 * 0.921) * (8192 + fp8_steps) / (8192 + bf16_steps)).epsilon(1e-4));
+  CHECK(fp8_s > 0.5 * bf16_s);
   // Where K is short the epilogue weighs more in FP8: 8192 x 8192 x 1024.
   KernelOp short_k = op;
   short_k.k = 1024;
   const double bf16_short = h100.time_s(short_k) - ComputeModel::kKernelOverheadS;
   const double fp8_short = h100_fp8.time_s(short_k) - ComputeModel::kKernelOverheadS;
-  CHECK(fp8_short == doctest::Approx(bf16_short / (2 * 0.925) * (1024.0 + 256) / (1024 + 128)));
+  CHECK(fp8_short == test::Approx(bf16_short / (2 * 0.921) * (1024 + fp8_steps) / (1024 + bf16_steps)).epsilon(1e-4));
+  CHECK(fp8_short / bf16_short > fp8_s / bf16_s * 1.05);
   // A GEMM an FP8 recipe keeps in 16 bits (the LM head) runs at the 16-bit share.
   op.fp8_capable = false;
-  CHECK(h100_fp8.time_s(op) == doctest::Approx(h100.time_s(op)));
+  CHECK(h100_fp8.time_s(op) == test::Approx(h100.time_s(op)));
+}
+
+TEST_CASE("a GEMM tile's epilogue costs its output's bytes at the SM's share of HBM, in steps of K") {
+  // bytes x achieved FLOP/s / (2 x achieved bytes/s): writing 16 bits.
+  const ComputeModel a100(*gpu_preset("A100-SXM4-80GB"), DataType::bf16);
+  CHECK(a100.epilogue_k_steps(DataType::bf16) == test::Approx(2 * 312e12 * 0.83 / (2 * 2039e9 * 0.87)));
+  CHECK(a100.epilogue_k_steps(DataType::bf16) == test::Approx(146).epsilon(0.01));
+  const ComputeModel a100_40(*gpu_preset("A100-SXM4-40GB"), DataType::bf16);
+  CHECK(a100_40.epilogue_k_steps(DataType::bf16) == test::Approx(191).epsilon(0.01));  // slower HBM
+  const ComputeModel h100(*gpu_preset("H100-SXM5-80GB"), DataType::bf16);
+  CHECK(h100.epilogue_k_steps(DataType::bf16) == test::Approx(252).epsilon(0.01));  // the tensor cores outgrew HBM
+  // Adding into an fp32 gradient reads and writes it: 8 bytes, four times the 16-bit store.
+  CHECK(h100.epilogue_k_steps(DataType::bf16, 8) == test::Approx(4 * h100.epilogue_k_steps(DataType::bf16)));
+  // Blackwell overlaps the epilogue with the next tile: the earlier fixed figure.
+  const ComputeModel b200(*gpu_preset("b200"), DataType::bf16);
+  CHECK(b200.epilogue_k_steps(DataType::bf16) == 128);
+  CHECK(b200.epilogue_k_steps(DataType::fp8) == 256);
+  // A GEMM with K = 4096 (the tokens of a weight gradient) on an H100.
+  KernelOp store;
+  store.shape = KernelShape::gemm;
+  store.m = store.n = 8192;
+  store.k = 4096;
+  KernelOp accumulate = store;
+  accumulate.epilogue_bytes = 8;
+  const double steps = h100.epilogue_k_steps(DataType::bf16);
+  CHECK((h100.time_s(accumulate) - ComputeModel::kKernelOverheadS) / (h100.time_s(store) - ComputeModel::kKernelOverheadS) ==
+        test::Approx((4096 + 4 * steps) / (4096 + steps)));
+}
+
+TEST_CASE("weight gradients add into the gradient buffer in their GEMM's epilogue only under gradient-accumulation fusion") {
+  auto wgrad_us = [](bool fusion, std::optional<DataType> grad_dtype, std::uint32_t zero) {
+    TrainingJob job = small_job(1, 1, 8);
+    job.training.grad_accumulation_fusion = fusion;
+    job.training.grad_dtype = grad_dtype;
+    job.parallel.zero = zero;
+    return kernel_us(job, 8).at("layer0.mlp.up.wgrad");
+  };
+  const double plain = wgrad_us(false, std::nullopt, 0);
+  const double fp32 = wgrad_us(true, std::nullopt, 0);
+  const double bf16 = wgrad_us(true, DataType::bf16, 0);
+  const double zero3 = wgrad_us(true, std::nullopt, 3);
+  CHECK(fp32 > bf16);
+  CHECK(bf16 > plain);
+  CHECK(zero3 == plain);  // FSDP's GEMM writes a fresh gradient to reduce-scatter
 }
 
 TEST_CASE("memory-bound kernels run at the achievable HBM bandwidth") {
@@ -239,7 +300,7 @@ TEST_CASE("memory-bound kernels run at the achievable HBM bandwidth") {
   KernelOp op;
   op.shape = KernelShape::memory;
   op.bytes = 1e9;
-  CHECK(a100.time_s(op) == doctest::Approx(1e9 / (1555e9 * 0.87) + ComputeModel::kKernelOverheadS));
+  CHECK(a100.time_s(op) == test::Approx(1e9 / (1555e9 * 0.87) + ComputeModel::kKernelOverheadS));
 }
 
 TEST_CASE("a profiling database overrides the roofline where it has the kernel") {
@@ -253,9 +314,9 @@ TEST_CASE("a profiling database overrides the roofline where it has the kernel")
   KernelOp op;
   op.shape = KernelShape::gemm;
   op.m = op.n = op.k = 8192;
-  CHECK(m.time_s(op) == doctest::Approx(1234.5e-6));
+  CHECK(m.time_s(op) == test::Approx(1234.5e-6));
   op.k = 4096;  // not in the database: the roofline
-  CHECK(m.time_s(op) == doctest::Approx(2.0 * 8192 * 8192 * 4096 / (312e12 * m.gemm_efficiency(8192, 8192, 4096)) +
+  CHECK(m.time_s(op) == test::Approx(2.0 * 8192 * 8192 * 4096 / (312e12 * m.gemm_efficiency(8192, 8192, 4096)) +
                                         ComputeModel::kKernelOverheadS));
   CHECK(m.database_hits() == 1);
   const std::string bad = dir.file("bad.csv", "gpu,dtype,kernel\n");
@@ -370,7 +431,7 @@ TEST_CASE("MoE: the dispatcher sorts the received tokens by local expert and bac
   for (const char* k : {"moe.sort_by_expert", "moe.unsort_by_expert", "moe.unsort_by_expert.bwd", "moe.sort_by_expert.bwd"}) {
     INFO(k);
     REQUIRE(four_experts.count(k) == 1);
-    CHECK(four_experts.at(k) - ComputeModel::kKernelOverheadS * 1e6 == doctest::Approx(copy_us).epsilon(0.01));
+    CHECK(four_experts.at(k) - ComputeModel::kKernelOverheadS * 1e6 == test::Approx(copy_us).epsilon(0.01));
   }
   CHECK(sorts(8).empty());  // one expert per rank: nothing to sort
 }
@@ -405,22 +466,22 @@ TEST_CASE("context parallelism: each ring step copies its halves out, the forwar
   // Memory-bound, so the times follow the bytes: rank 1 copies a KV half-block pair (twice rank
   // 0's Q half), and merges two whole steps where rank 0 merges one and a half.
   const double overhead = ComputeModel::kKernelOverheadS * 1e6;
-  CHECK((us[1]["attention.step1.inputs"] - overhead) == doctest::Approx(2 * (us[0]["attention.step1.inputs"] - overhead)).epsilon(0.01));
-  CHECK((us[1]["attention.merge"] - overhead) == doctest::Approx((1 + 5 * 2.0) / (1 + 5 * 1.5) * (us[0]["attention.merge"] - overhead)).epsilon(0.01));
+  CHECK((us[1]["attention.step1.inputs"] - overhead) == test::Approx(2 * (us[0]["attention.step1.inputs"] - overhead)).epsilon(0.01));
+  CHECK((us[1]["attention.merge"] - overhead) == test::Approx((1 + 5 * 2.0) / (1 + 5 * 1.5) * (us[0]["attention.merge"] - overhead)).epsilon(0.01));
   // Rank 0's backward step 1 copies three Q halves (q, out, dout) and zeroes a half dq_.
   CHECK((us[0]["attention.bwd.step1.inputs"] - overhead) ==
-        doctest::Approx(3.5 / 1.0 * (us[0]["attention.bwd.step0.inputs"] - overhead)).epsilon(0.01));
+        test::Approx(3.5 / 1.0 * (us[0]["attention.bwd.step0.inputs"] - overhead)).epsilon(0.01));
   // Step 1 does step 0's causal work unmasked, and FlashAttention-2 on Hopper runs it faster by
   // the measured forward speeds (1k keys causal 260 TFLOP/s; unmasked 512 keys 309, 1k keys 350).
   // Rank 1's step 1 is its whole Q against 512 keys; rank 0's the second half of its Q (512 rows,
   // 64 thread blocks of 128 rows for 16 heads: half of the 132 SMs) against 1,024 keys. The
   // backward's blocks split the keys instead: rank 1's step 1 leaves half the SMs idle there.
   auto compute_us = [&](int r, const char* k) { return us[r][k] - overhead; };
-  CHECK(compute_us(1, "attention.step0") == doctest::Approx(309.0 / 260 * compute_us(1, "attention.step1")).epsilon(0.01));
-  CHECK(compute_us(0, "attention.step0") == doctest::Approx(350.0 / 260 * 0.5 * compute_us(0, "attention.step1")).epsilon(0.01));
+  CHECK(compute_us(1, "attention.step0") == test::Approx(309.0 / 260 * compute_us(1, "attention.step1")).epsilon(0.01));
+  CHECK(compute_us(0, "attention.step0") == test::Approx(350.0 / 260 * 0.5 * compute_us(0, "attention.step1")).epsilon(0.01));
   // The backward runs masked or not at the measured unmasked speed (1k keys 260, 512 keys 214).
-  CHECK(compute_us(0, "attention.bwd.step0") == doctest::Approx(compute_us(0, "attention.bwd.step1")).epsilon(0.01));
-  CHECK(compute_us(1, "attention.bwd.step0") == doctest::Approx(214 * 0.5 / 260 * compute_us(1, "attention.bwd.step1")).epsilon(0.01));
+  CHECK(compute_us(0, "attention.bwd.step0") == test::Approx(compute_us(0, "attention.bwd.step1")).epsilon(0.01));
+  CHECK(compute_us(1, "attention.bwd.step0") == test::Approx(214 * 0.5 / 260 * compute_us(1, "attention.bwd.step1")).epsilon(0.01));
 }
 
 TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chunks, the ReduceScatters go in 4 splits") {
@@ -450,8 +511,8 @@ TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chun
   };
   const auto plain = generate(false), overlapped = generate(true);
   // The same bytes cross the TP group either way.
-  CHECK(overlapped->bytes["ALL_GATHER"] == doctest::Approx(plain->bytes["ALL_GATHER"]));
-  CHECK(overlapped->bytes["REDUCE_SCATTER"] == doctest::Approx(plain->bytes["REDUCE_SCATTER"]));
+  CHECK(overlapped->bytes["ALL_GATHER"] == test::Approx(plain->bytes["ALL_GATHER"]));
+  CHECK(overlapped->bytes["REDUCE_SCATTER"] == test::Approx(plain->bytes["REDUCE_SCATTER"]));
   // Per layer and micro-batch: 4 gathers (2 forward, 2 row-parallel input gradients) become 3
   // ring passes each; 2 ReduceScatters become 4 splits each; the backward's 2 re-gathers and
   // 2 input-gradient ReduceScatters (already beside their GEMMs) stay.
@@ -496,12 +557,7 @@ TEST_CASE("tp_overlap_sms: the chunked output GEMMs run on the SMs the pipelined
     job.model.seq_len = 4096;
     job.parallel.sequence_parallel = job.parallel.tp_overlap = true;
     job.parallel.tp_overlap_sms = {proj, fc2};
-    job.merge_kernels = false;
-    check_training_job(job, 8, *gpu_preset("h100"));
-    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
-    std::map<std::string, double> us;
-    for (const auto& t : g.trace.templates(0).tasks())
-      us.emplace(t.name(), t.compute().duration_ns() / 1e3);
+    const auto us = kernel_us(job, 8);
     return std::pair{us.at("layer0.attention.out.chunk0"), us.at("layer0.mlp.down.chunk0")};
   };
   const auto [proj_free, fc2_free] = chunk_us(0, 0);
@@ -523,13 +579,13 @@ TEST_CASE("a GEMM runs on the SMs a concurrent communication kernel leaves it, a
   big.m = big.n = big.k = 8192;  // 2,048 tiles: 15.5 waves on 132 SMs, 19 on 108
   KernelOp held = big;
   held.sms_held = 24;
-  CHECK(h100.time_s(held) == doctest::Approx(h100.time_s(big) * 132.0 / 108).epsilon(0.03));
+  CHECK(h100.time_s(held) == test::Approx(h100.time_s(big) * 132.0 / 108).epsilon(0.03));
   KernelOp small = big;
   small.m = 256;
   small.n = 1024;  // 8 tiles
   KernelOp small_held = small;
   small_held.sms_held = 24;
-  CHECK(h100.time_s(small_held) == doctest::Approx(h100.time_s(small)).epsilon(1e-9));
+  CHECK(h100.time_s(small_held) == test::Approx(h100.time_s(small)).epsilon(1e-9));
 }
 
 TEST_CASE("pipeline sends hold the stage until received, unless p2p_overlap") {
@@ -567,7 +623,7 @@ TEST_CASE("model FLOPs follow Megatron's formula for a GPT model") {
   job.training.global_batch = 1536;
   const double B = 1536, s = 2048, l = 96, h = 12288, V = 50257;
   const double megatron = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
-  CHECK(model_flops_per_iteration(job) == doctest::Approx(megatron).epsilon(1e-9));
+  CHECK(model_flops_per_iteration(job) == test::Approx(megatron).epsilon(1e-9));
 }
 
 TEST_CASE("memory: ZeRO shards the optimizer, recomputation shrinks activations, 1F1B's first stage holds most") {
@@ -577,10 +633,10 @@ TEST_CASE("memory: ZeRO shards the optimizer, recomputation shrinks activations,
   const Shapes s(job);
   const MemoryBreakdown first = stage_memory(s, 0), third = stage_memory(s, 2);
   CHECK(first.activations > third.activations);
-  CHECK(first.optimizer == doctest::Approx(stage_parameters(s, 0) * 12));
+  CHECK(first.optimizer == test::Approx(stage_parameters(s, 0) * 12));
   job.parallel.zero = 1;
   const Shapes z(job);
-  CHECK(stage_memory(z, 0).optimizer == doctest::Approx(first.optimizer / 4));
+  CHECK(stage_memory(z, 0).optimizer == test::Approx(first.optimizer / 4));
   job.parallel.zero = 0;
   job.training.recompute = Recompute::full;
   const Shapes r(job);
@@ -593,13 +649,13 @@ TEST_CASE("memory and traffic follow the gradient and optimizer types (NeMo's bf
   check_training_job(job, 4, *gpu_preset("h100"));
   const Shapes fp32(job);
   const double params = stage_parameters(fp32, 0);
-  CHECK(stage_memory(fp32, 0).gradients == doctest::Approx(params * 4));
-  CHECK(stage_memory(fp32, 0).optimizer == doctest::Approx(params * 12 / 4));  // master + two moments, sharded
+  CHECK(stage_memory(fp32, 0).gradients == test::Approx(params * 4));
+  CHECK(stage_memory(fp32, 0).optimizer == test::Approx(params * 12 / 4));  // master + two moments, sharded
   job.training.grad_dtype = DataType::bf16;
   job.training.optimizer_dtype = DataType::bf16;
   const Shapes bf16(job);
-  CHECK(stage_memory(bf16, 0).gradients == doctest::Approx(params * 2));
-  CHECK(stage_memory(bf16, 0).optimizer == doctest::Approx(params * 4 / 4));  // two bf16 moments, no master
+  CHECK(stage_memory(bf16, 0).gradients == test::Approx(params * 2));
+  CHECK(stage_memory(bf16, 0).optimizer == test::Approx(params * 4 / 4));  // two bf16 moments, no master
   // The gradient reduction carries the gradient's type.
   const auto dp_bytes = [](const TrainingJob& j) {
     const GeneratedJob g = generate_training_job(j, ComputeModel(*gpu_preset("h100"), DataType::bf16));
@@ -612,7 +668,7 @@ TEST_CASE("memory and traffic follow the gradient and optimizer types (NeMo's bf
   TrainingJob fp32_job = job;
   fp32_job.training.grad_dtype.reset();
   CHECK(dp_bytes(job) > 0);
-  CHECK(dp_bytes(job) == doctest::Approx(dp_bytes(fp32_job) / 2).epsilon(0.01));
+  CHECK(dp_bytes(job) == test::Approx(dp_bytes(fp32_job) / 2).epsilon(0.01));
 }
 
 namespace {
@@ -642,8 +698,8 @@ TEST_CASE("merging kernel runs leaves the iteration time and breakdown exactly a
     const auto each = test::run_job_yaml(kSmallJob, std::string(slowdown) + " --set workload.merge_kernels=false");
     CHECK(merged["workload"]["tasks"] < each["workload"]["tasks"]);
     CHECK(merged["iteration_time_ns"] == each["iteration_time_ns"]);
-    CHECK(merged["breakdown"]["compute_s"].get<double>() == doctest::Approx(each["breakdown"]["compute_s"].get<double>()).epsilon(1e-12));
-    CHECK(merged["breakdown"]["bubble_s"].get<double>() == doctest::Approx(each["breakdown"]["bubble_s"].get<double>()).epsilon(1e-9));
+    CHECK(merged["breakdown"]["compute_s"].get<double>() == test::Approx(each["breakdown"]["compute_s"].get<double>()).epsilon(1e-12));
+    CHECK(merged["breakdown"]["bubble_s"].get<double>() == test::Approx(each["breakdown"]["bubble_s"].get<double>()).epsilon(1e-9));
   }
 }
 
@@ -651,8 +707,8 @@ TEST_CASE("the summary of a generated job has throughput, MFU, memory and a brea
   const auto j = test::run_job_yaml(kSmallJob);
   const double t = j["iteration_time_s"];
   const auto& tr = j["training"];
-  CHECK(tr["tokens_per_s"].get<double>() == doctest::Approx(16.0 * 2048 / t));
-  CHECK(tr["mfu"].get<double>() == doctest::Approx(tr["tflops_per_gpu"].get<double>() * 1e12 / 312e12));
+  CHECK(tr["tokens_per_s"].get<double>() == test::Approx(16.0 * 2048 / t));
+  CHECK(tr["mfu"].get<double>() == test::Approx(tr["tflops_per_gpu"].get<double>() * 1e12 / 312e12));
   CHECK(tr["mfu"].get<double>() > 0.2);
   CHECK(tr["mfu"].get<double>() < 0.7);
   CHECK(tr["peak_memory_bytes"].get<double>() < tr["memory_capacity_bytes"].get<double>());
@@ -665,7 +721,7 @@ TEST_CASE("the summary of a generated job has throughput, MFU, memory and a brea
                b["idle_s"].get<double>();
   for (const auto& [slot, s] : b["exposed_comm_s"].items())
     sum += s.get<double>();
-  CHECK(sum == doctest::Approx(t).epsilon(1e-9));
+  CHECK(sum == test::Approx(t).epsilon(1e-9));
   CHECK(b["exposed_comm_s"].contains("tp"));
   CHECK(b["exposed_comm_s"].contains("pp"));
 }
@@ -752,7 +808,7 @@ void require_same_summaries(nlohmann::json folded, nlohmann::json every) {
             same(it.value(), a.is_object() ? b.at(it.key()) : b.at(static_cast<std::size_t>(std::distance(a.begin(), it))),
                  where + "/" + (a.is_object() ? it.key() : std::to_string(std::distance(a.begin(), it))));
         } else if (a.is_number_float()) {
-          CHECK(a.get<double>() == doctest::Approx(b.get<double>()).epsilon(1e-9));
+          CHECK(a.get<double>() == test::Approx(b.get<double>()).epsilon(1e-9));
         } else {
           CHECK(a == b);
         }
@@ -829,8 +885,8 @@ workload:
   CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
   // The same compute; the DP calls' steps meet the representative replica's pipeline traffic on
   // its NICs as in the full run, only not the other replicas' (which is not simulated).
-  CHECK(folded["breakdown"]["compute_s"].get<double>() == doctest::Approx(every["breakdown"]["compute_s"].get<double>()));
-  CHECK(folded["iteration_time_s"].get<double>() == doctest::Approx(every["iteration_time_s"].get<double>()).epsilon(0.001));
+  CHECK(folded["breakdown"]["compute_s"].get<double>() == test::Approx(every["breakdown"]["compute_s"].get<double>()));
+  CHECK(folded["iteration_time_s"].get<double>() == test::Approx(every["iteration_time_s"].get<double>()).epsilon(0.001));
   CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
 }
 
@@ -913,6 +969,6 @@ TEST_CASE("the embedding's backward zeroes a dense gradient of the whole table a
   const double overhead = ComputeModel::kKernelOverheadS * 1e6;
   const double zero = us["embedding.bwd.zero"][0] - overhead;
   const GpuSpec h100 = *gpu_preset("h100");
-  CHECK(zero == doctest::Approx(50304.0 / 2 * 2048 * 2 / (h100.hbm_Bps * h100.memory_efficiency) * 1e6).epsilon(0.01));
-  CHECK(us["embedding.grad_accumulate"][0] - overhead == doctest::Approx(5 * zero).epsilon(0.01));
+  CHECK(zero == test::Approx(50304.0 / 2 * 2048 * 2 / (h100.hbm_Bps * h100.memory_efficiency) * 1e6).epsilon(0.01));
+  CHECK(us["embedding.grad_accumulate"][0] - overhead == test::Approx(5 * zero).epsilon(0.01));
 }

@@ -18,12 +18,12 @@ namespace {
 struct Tile {
   double rows, cols, speed;  // speed: per-tile throughput relative to the largest tile
 };
-// Tensor-core GEMMs need big tiles to feed the MMA units; a tile's prologue and epilogue are worth
-// ~128 steps of K. CUDA-core (fp32) GEMMs are bound by the FMA pipes: smaller tiles cost little and
-// the prologue is short (~32 steps of K).
+// Tensor-core GEMMs need big tiles to feed the MMA units (a tile's epilogue: epilogue_k_steps).
+// CUDA-core (fp32) GEMMs are bound by the FMA pipes: smaller tiles cost little and the prologue and
+// epilogue are short (~32 steps of K).
 constexpr Tile kTensorTiles[] = {{256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 128, 0.82}, {64, 64, 0.65}};
 constexpr Tile kSimtTiles[] = {{128, 128, 1.00}, {128, 64, 0.97}, {64, 128, 0.97}, {64, 64, 0.90}, {32, 64, 0.75}};
-constexpr double kTensorKPrologue = 128, kSimtKPrologue = 32;
+constexpr double kSimtKPrologue = 32;
 
 double input_bytes(DataType t) {
   switch (t) {
@@ -85,11 +85,26 @@ double ProfileDb::find_s(const std::string& key) const {
 ComputeModel::ComputeModel(GpuSpec gpu, DataType dtype, ProfileDb db)
     : gpu_(std::move(gpu)), dtype_(dtype), db_(std::move(db)) {}
 
-double ComputeModel::gemm_efficiency(double m, double n, double k, double batch, double sms_held) const {
-  return gpu_.gemm_share(dtype_) * shape_efficiency(m, n, k, batch, sms_held, dtype_);
+double ComputeModel::gemm_efficiency(double m, double n, double k, double batch, double sms_held, double epilogue_bytes) const {
+  return gpu_.gemm_share(dtype_) * shape_efficiency(m, n, k, batch, sms_held, dtype_, epilogue_bytes);
 }
 
-double ComputeModel::shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t) const {
+// A tile's epilogue leaves its accumulators to HBM (and, accumulating, first reads what is there) at
+// the tile's SM's share of the bandwidth, while its tensor cores wait: tile rows x cols x bytes /
+// (HBM / SMs). One step of K is rows x cols x 2 FLOP at the SM's share of the GEMM throughput, so
+// the tile size cancels: bytes x achieved FLOP/s / (2 x achieved bytes/s). Writing 16 bits, that
+// is 146 steps on an A100-80GB, 252 on an H100, whose tensor cores outgrew its HBM, and about twice
+// as many in FP8, whose main loop runs twice as fast. Blackwell keeps two accumulators in tensor
+// memory and runs one tile's epilogue beside the next tile's main loop, so this cost does not apply
+// there; what is left of it is not measured here: ~128 steps (twice in FP8), as on an A100.
+double ComputeModel::epilogue_k_steps(DataType t, double epilogue_bytes) const {
+  if (gpu_.arch == GpuArch::blackwell)
+    return t == DataType::fp8 ? 256 : 128;
+  return epilogue_bytes * gpu_.peak_flops(t) * gpu_.gemm_share(t) / (2 * gpu_.hbm_Bps * gpu_.memory_efficiency);
+}
+
+double ComputeModel::shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t,
+                                      double epilogue_bytes) const {
   const bool simt = t == DataType::fp32;
   const double sms = gpu_.sms - sms_held;
   double best = 0;
@@ -98,10 +113,8 @@ double ComputeModel::shape_efficiency(double m, double n, double k, double batch
     const double fill = (m * n) / (tiles_m * tile.rows * tiles_n * tile.cols);
     best = std::max(best, tile.speed * fill * wave_fill(tiles_m * tiles_n * batch, sms));
   }
-  // A tile's prologue and epilogue (loading the first stages, writing C in 16 bits) take the same
-  // time whatever the operands' width, and FP8's main loop covers K twice as fast: worth twice the K.
-  const double prologue = simt ? kSimtKPrologue : kTensorKPrologue * (t == DataType::fp8 ? 2 : 1);
-  return best * (sms / gpu_.sms) * k / (k + prologue);
+  const double overhead = simt ? kSimtKPrologue : epilogue_k_steps(t, epilogue_bytes);
+  return best * (sms / gpu_.sms) * k / (k + overhead);
 }
 
 double ComputeModel::roofline_s(const KernelOp& op) const {
@@ -111,8 +124,8 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
     const DataType t = !op.low_precision                                  ? DataType::fp32
                        : dtype_ == DataType::fp8 && !op.fp8_capable ? DataType::bf16
                                                                      : dtype_;
-    const double elem = input_bytes(t), out_elem = std::max(2.0, elem);
-    const double shape = shape_efficiency(op.m, op.n, op.k, op.batch, op.sms_held, t);
+    const double elem = input_bytes(t), out_elem = std::max({2.0, elem, op.epilogue_bytes});
+    const double shape = shape_efficiency(op.m, op.n, op.k, op.batch, op.sms_held, t, op.epilogue_bytes);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);
     const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
     return std::max(compute, memory);

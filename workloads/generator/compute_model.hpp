@@ -7,7 +7,8 @@
 //  - tile fill and wave quantisation: the library covers C with output tiles (it picks the best of
 //    256x128, 128x128, 128x64, 64x64; smaller tiles reuse less data, so run slower per tile) and runs
 //    them in waves of one tile per SM; a last, partial wave idles the rest of the GPU;
-//  - the K loop: each tile pays a prologue and an epilogue worth ~128 steps of K.
+//  - the K loop: each tile ends with an epilogue that moves its output to HBM while its tensor
+//    cores wait, worth epilogue_k_steps() steps of K (146 on an A100, 252 on an H100).
 // So 8192^3 runs near the GPU's peak share and a GEMM with 64 rows or a short K does not.
 // Fused attention kernels reach the share of the GEMM share attention_efficiency.hpp gives for
 // their implementation, mask and key length (measured on Hopper), times their wave fill.
@@ -39,7 +40,10 @@ public:
   double time_s(const KernelOp& op) const;
   // Share of peak a GEMM of this shape reaches; `batch` independent GEMMs share the waves, on the
   // GPU's SMs but `sms_held`.
-  double gemm_efficiency(double m, double n, double k, double batch = 1, double sms_held = 0) const;
+  double gemm_efficiency(double m, double n, double k, double batch = 1, double sms_held = 0, double epilogue_bytes = 2) const;
+  // The steps of K a tensor-core tile's epilogue is worth, moving `epilogue_bytes` per output
+  // element (2: writing C in 16 bits; 8: reading and writing an fp32 gradient it accumulates into).
+  double epilogue_k_steps(DataType t, double epilogue_bytes = 2) const;
   const GpuSpec& gpu() const { return gpu_; }
   DataType dtype() const { return dtype_; }
   std::size_t database_hits() const { return hits_; }
@@ -49,7 +53,7 @@ public:
 private:
   double roofline_s(const KernelOp& op) const;
   // gemm_efficiency without the GPU's share: tiles, waves and the K loop, for operands of type t.
-  double shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t) const;
+  double shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t, double epilogue_bytes) const;
 
   GpuSpec gpu_;
   DataType dtype_;

@@ -60,10 +60,11 @@ double GpuSpec::peak_flops(DataType t) const {
 //    5.3 TB/s -> 0.75.
 // FP8 relative to 16 bits, from the best measured shapes of ../shared/data/compute (stas00's
 // "Maximum Achievable Matmul FLOPS"), each share divided by the compute model's K-loop factor at
-// its shape's K (K / (K + 128) in 16 bits, K / (K + 256) in FP8: the prologue and epilogue take
-// the same time, FP8's main loop half): Hopper fp8 73.4% of 1979 at K 12,032 (H200) against bf16
-// 80.3% of 989 at K 13,312 (H100, "H200 is the same") -> 0.925; B200 76.3% against 77.6%, both at
-// K 3,072 -> 1.023; MI300X unmeasured -> 1.
+// its shape's K, on the GPU it was measured on (K / (K + epilogue steps), ComputeModel::
+// epilogue_k_steps: the epilogue takes the same time in FP8, whose main loop runs twice as fast):
+// Hopper fp8 73.4% of 1979 at K 12,032 (H200: 324 steps) against bf16 80.3% of 989 at K 13,312
+// (H100: 252 steps; "H200 is the same") -> 0.921; B200 76.3% against 77.6%, both at K 3,072
+// (256 and 128 steps) -> 1.023; MI300X unmeasured -> 1.
 const std::vector<GpuSpec>& gpu_presets() {
   static const std::vector<GpuSpec> presets = {
       {"A100-PCIE-40GB", {"a100-pcie", "a100-pcie-40gb"}, GpuArch::ampere, 108, 40 * kGiB, 1555e9, 19.5e12, 156e12, 312e12, 0, 0.83, 0.87, 0.93},
@@ -72,11 +73,11 @@ const std::vector<GpuSpec>& gpu_presets() {
       {"A100-SXM4-80GB", {"a100", "a100-80gb", "a100-80g", "a100-sxm-80gb"}, GpuArch::ampere, 108, 80 * kGiB, 2039e9, 19.5e12, 156e12,
        312e12, 0, 0.83, 0.87, 0.93},
       {"H100-SXM5-80GB", {"h100", "h100-sxm", "h100-80gb", "h100-sxm-80gb"}, GpuArch::hopper, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12,
-       989.4e12, 1978.9e12, 0.75, 0.88, 0.9, 0.925},
+       989.4e12, 1978.9e12, 0.75, 0.88, 0.9, 0.921},
       {"H800-SXM5-80GB", {"h800", "h800-sxm", "h800-80gb"}, GpuArch::hopper, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
-       0.75, 0.88, 0.9, 0.925},
+       0.75, 0.88, 0.9, 0.921},
       {"H200-SXM-141GB", {"h200", "h200-sxm", "h200-141gb"}, GpuArch::hopper, 132, 141e9, 4800e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
-       0.75, 0.88, 0.9, 0.925},
+       0.75, 0.88, 0.9, 0.921},
       {"B200-SXM-180GB", {"b200", "b200-180gb", "b200-sxm"}, GpuArch::blackwell, 148, 180e9, 7700e9, 75e12, 1100e12, 2250e12, 4500e12, 0.72,
        0.88, 0.9, 1.023},
       {"MI300X", {"mi300x-192gb", "amd-mi300x"}, GpuArch::cdna3, 304, 192e9, 5300e9, 163.4e12, 653.7e12, 1307.4e12, 2614.9e12, 0.55,

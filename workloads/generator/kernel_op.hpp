@@ -24,6 +24,9 @@ struct KernelOp {
   bool fp8_capable = true;    // false: kept in 16 bits by an fp8 recipe (attention products, the LM head)
   AttentionKernel attention = AttentionKernel::flash;  // attention: the implementation
   double sms_held = 0;  // gemm: SMs a concurrent communication kernel keeps from it (userbuffers)
+  // gemm: bytes per output element its epilogue moves: 2 writes C in 16 bits; a weight-gradient GEMM
+  // that adds into the gradient buffer (gradient-accumulation fusion) reads and writes it: 8 in fp32.
+  double epilogue_bytes = 2;
   // What the summary's "GPU work" breakdown counts it as; empty: its category.
   std::string kind;
 };

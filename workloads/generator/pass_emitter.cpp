@@ -33,7 +33,7 @@ TaskId PassEmitter::memory(const std::string& name, trace::Category category, do
 }
 
 TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, double batch, bool low_precision,
-                         double sms_held) {
+                         double sms_held, double epilogue_bytes) {
   KernelOp op;
   op.name = name;
   op.category = trace::GEMM;
@@ -45,7 +45,17 @@ TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, 
   op.low_precision = low_precision;
   op.fp8_capable = !sixteen_bit_;
   op.sms_held = sms_held;
+  op.epilogue_bytes = epilogue_bytes;
   return kernel(op);
+}
+
+// Megatron's gradient-accumulation fusion (and Transformer Engine's fuse_wgrad_accumulation) runs
+// the weight-gradient GEMM as main_grad += input^T x grad: its epilogue reads the gradient buffer
+// and writes it back, in the buffer's type. Without it (and under ZeRO-3, whose GEMM makes a fresh
+// gradient to reduce-scatter) the GEMM writes a 16-bit gradient.
+TaskId PassEmitter::weight_gradient(const std::string& name, double m, double n, double k, double batch) {
+  const bool adds_into_buffer = s_.job->training.grad_accumulation_fusion && !zero3_;
+  return gemm(name, m, n, k, batch, true, 0, adds_into_buffer ? 2 * s_.grad_bytes : 2);
 }
 
 // Transformer Engine's FP8 linears take FP8 operands: the 16-bit input of each forward GEMM and the
@@ -161,7 +171,7 @@ void PassEmitter::column_parallel_backward(const std::string& name, double in, d
                             s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE,
                             s_.tokens * s_.hidden * s_.element_bytes);
   wait_for(gathered);
-  gemm(name + ".wgrad", in, out, rows, batch);
+  weight_gradient(name + ".wgrad", in, out, rows, batch);
   if (biased)
     bias_grad(name, out);
   wait_for(reduced);
@@ -178,7 +188,7 @@ void PassEmitter::row_parallel_backward(const std::string& name, double in, doub
     fp8_cast(name + ".grad", rows * out * batch);
     gemm(name + ".dgrad", rows, in, out, batch);
   }
-  gemm(name + ".wgrad", in, out, rows, batch);
+  weight_gradient(name + ".wgrad", in, out, rows, batch);
   if (biased)
     bias_grad(name, out);
 }
@@ -399,12 +409,12 @@ void PassEmitter::moe_backward(const std::string& p) {
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
   fp8_cast(p + "moe.expert.down.grad", routed * h);
   gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
-  gemm(p + "moe.expert.down.wgrad", s_.expert_ffn_local, h, rows, batch);
+  weight_gradient(p + "moe.expert.down.wgrad", s_.expert_ffn_local, h, rows, batch);
   memory(p + "moe.expert.act.bwd", trace::ELEMENTWISE, routed * s_.expert_ffn_local * act_bytes);
   const double up = s_.expert_ffn_local * (s_.swiglu ? 2 : 1);
   fp8_cast(p + "moe.expert.up.grad", routed * up);
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
-  gemm(p + "moe.expert.up.wgrad", h, up, rows, batch);
+  weight_gradient(p + "moe.expert.up.wgrad", h, up, rows, batch);
   sort_by_local_expert(p + "moe.sort_by_expert.bwd", routed);
   if (s_.sequence_parallel)
     wait_for(tp_collective(p + "moe.dispatch.bwd.reducescatter", trace::REDUCE_SCATTER, routed * h * e));

@@ -73,8 +73,11 @@ private:
   TaskId kernel(const KernelOp& op);
   // `kind`: what the summary's "GPU work" counts it as (empty: its category).
   TaskId memory(const std::string& name, trace::Category category, double bytes, const char* kind = "");
+  // epilogue_bytes: KernelOp::epilogue_bytes (2: the GEMM writes its output in 16 bits).
   TaskId gemm(const std::string& name, double m, double n, double k, double batch = 1, bool low_precision = true,
-              double sms_held = 0);
+              double sms_held = 0, double epilogue_bytes = 2);
+  // A weight's gradient GEMM: with gradient-accumulation fusion it adds into the gradient buffer.
+  TaskId weight_gradient(const std::string& name, double m, double n, double k, double batch = 1);
   TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
