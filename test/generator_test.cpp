@@ -295,6 +295,27 @@ TEST_CASE("weight gradients add into the gradient buffer in their GEMM's epilogu
   CHECK(zero3 == plain);  // FSDP's GEMM writes a fresh gradient to reduce-scatter
 }
 
+TEST_CASE("Megatron-Core's attention into Transformer Engine copies a grouped-query query out of the fused QKV, and concatenates the QKV gradient") {
+  auto kernels = [](std::uint32_t kv_heads, AttentionKernel attention) {
+    TrainingJob job = small_job(1, 1, 8);
+    job.model.kv_heads = kv_heads;
+    job.training.attention = attention;
+    return kernel_us(job, 8);
+  };
+  const auto gqa = kernels(4, AttentionKernel::te);  // gpt3-1.3b: 16 heads of 128 over 4 KV groups, 2,048 tokens
+  const auto mha = kernels(16, AttentionKernel::te);
+  const auto flash = kernels(4, AttentionKernel::flash);
+  // The query (2,048 x 2,048 x 2 bytes) read and written; the QKV gradient (2,048 x 3,072) likewise.
+  const double hbm = 3350e9 * 0.88;
+  CHECK(gqa.at("layer0.attention.query_copy") == test::Approx((2 * 2048.0 * 2048 * 2 / hbm + ComputeModel::kKernelOverheadS) * 1e6).epsilon(1e-3));
+  CHECK(gqa.at("layer0.qkv.grad_concat") == test::Approx((2 * 2048.0 * 3072 * 2 / hbm + ComputeModel::kKernelOverheadS) * 1e6).epsilon(1e-3));
+  CHECK(gqa.count("layer0.recompute.attention.query_copy") == 0);  // no recomputation here
+  CHECK(mha.count("layer0.attention.query_copy") == 0);  // every head its own group: the reshape is a view
+  CHECK(mha.count("layer0.qkv.grad_concat") == 1);
+  CHECK(flash.count("layer0.attention.query_copy") == 0);  // other frameworks' separate Q, K, V projections
+  CHECK(flash.count("layer0.qkv.grad_concat") == 0);
+}
+
 TEST_CASE("memory-bound kernels run at the achievable HBM bandwidth") {
   const ComputeModel a100(*gpu_preset("A100-SXM4-40GB"), DataType::bf16);
   KernelOp op;

@@ -220,7 +220,7 @@ workload:
   // synchronize, a heavier host per launch; Megatron-LM none of these.
   const auto megatron = test::run_job_yaml(yaml, "--set workload.merge_kernels=false --set workload.training.framework=megatron-lm");
   CHECK(deepspeed["workload"]["tasks"].get<int>() > megatron["workload"]["tasks"].get<int>());
-  const auto overridden = test::run_job_yaml(yaml, "--set workload.merge_kernels=false --set workload.training.attention=flash "
+  const auto overridden = test::run_job_yaml(yaml, "--set workload.merge_kernels=false --set workload.training.attention=te "
                                          "--set workload.training.grad_accumulation_fusion=true --set workload.parallel.dp_overlap=true "
                                          "--set workload.training.host.sync_timers=false --set workload.training.host.forward_op_us=31 "
                                          "--set workload.training.host.backward_op_us=43");

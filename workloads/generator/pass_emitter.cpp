@@ -432,6 +432,12 @@ void PassEmitter::layer_forward(const std::string& p) {
   gather_parameters(p);
   memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
   column_parallel_forward(p + "attention.input", p + "qkv", qkv);
+  // Megatron-Core's attention into Transformer Engine (`te`, core 0.9 SelfAttention): the fused QKV
+  // output is split by KV group, and with grouped-query attention the query's reshape to
+  // [tokens, heads, head_dim] cannot be a view of it: a copy. Its backward concatenates the three
+  // gradients again (TE's _SplitAlongDim: they are separate tensors by then).
+  if (s_.job->training.attention == AttentionKernel::te && s_.kv_heads_local < s_.heads_local)
+    memory(p + "attention.query_copy", trace::MEMCPY, t * s_.heads_local * s_.head_dim * e * 2);
   if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
@@ -467,6 +473,8 @@ void PassEmitter::layer_backward(const std::string& p) {
   attention_backward(p);
   if (s_.swiglu)
     memory(p + "rotary.bwd", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
+  if (s_.job->training.attention == AttentionKernel::te)
+    memory(p + "qkv.grad_concat", trace::MEMCPY, t * qkv * e * 2);
   column_parallel_backward(p + "qkv", h, qkv);
   norm_backward(p + "norm1");
   memory(p + "residual1.grad_add", trace::ELEMENTWISE, x * h * e * 3);
