@@ -23,7 +23,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
       t["workload"].push_back(k);
     t["workload.replicate"] = {"dp"};
     t["workload.model"] = {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "activation", "vocab", "seq_len", "moe",
-                           "tied_embeddings"};
+                           "tied_embeddings", "bias", "rotary"};
     t["workload.model.moe"] = {"experts", "top_k", "expert_ffn_hidden"};
     t["workload.training"] = {"global_batch", "micro_batch", "dtype", "recompute", "attention", "framework", "host",
                               "grad_accumulation_fusion", "fused_cross_entropy", "grad_dtype", "optimizer_dtype"};

@@ -64,11 +64,14 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
       dims.kv_heads = 0;
   }
   if (m["activation"])
-    dims.activation = one_of(m["activation"], "activation", {"gelu", "swiglu"}, file) == "swiglu" ? Activation::swiglu : Activation::gelu;
-  if (!m["name"])  // a model given by its dimensions ties like GPT when it is GPT-like
+    dims.activation = *workloads::activation_named(one_of(m["activation"], "activation", workloads::activation_names(), file));
+  if (!m["name"]) {  // a model given by its dimensions is GPT-like with GELU, Llama-like otherwise
     dims.tied_embeddings = dims.activation == Activation::gelu;
+    dims.rotary = dims.activation != Activation::gelu;
+  }
   read_flag(m, "tied_embeddings", dims.tied_embeddings,
             "true: the LM head shares the input embedding (GPT); false: its own matrix (Llama)", file);
+  read_flag(m, "rotary", dims.rotary, "true: rotary position embeddings on Q and K (Llama, Nemotron-4); false: none (GPT)", file);
   if (m["moe"]) {
     const YAML::Node moe = require_map(m, "moe", file, false);
     check_keys(moe, "workload.model.moe", allowed_keys("workload.model.moe"), file);
@@ -79,6 +82,9 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
     if (moe["expert_ffn_hidden"])
       dims.expert_ffn_hidden = whole_number(moe["expert_ffn_hidden"], "expert_ffn_hidden", file, 0);
   }
+  if (!m["name"])  // GPT's linears carry biases; Llama's, Nemotron-4's and MoE models' do not
+    dims.bias = dims.activation == Activation::gelu && dims.experts == 0;
+  read_flag(m, "bias", dims.bias, "true: the linears carry biases (GPT); false: none (Llama, Nemotron-4)", file);
   return dims;
 }
 

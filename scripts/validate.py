@@ -74,7 +74,10 @@ def dgxc_rows():
         vocab = 256000 if "256k" in r["vocab"] else 128256
         moe = r["arch"].startswith("MoE")
         model = {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "kv_heads": r["kv_groups"], "ffn_hidden": r["ffn"], "vocab": vocab, "seq_len": r["seq_len"],
-                 "activation": "gelu" if r["model"].startswith("Nemotron") else "swiglu"}
+                 # nemotron4-*-synth.yaml: squared ReLU (eager: bias_activation_fusion false), rotary
+                 # embeddings, no biases, untied: the generator's defaults for squared_relu. Grok-1's
+                 # fast-geglu is a gated GELU, fused: costed as SwiGLU.
+                 "activation": "squared_relu" if r["model"].startswith("Nemotron") else "swiglu"}
         training = {"global_batch": r["gbs"], "micro_batch": r["mbs"], "dtype": r["precision"].lower(), "recompute": None,
                     "framework": "nemo"}
         if moe:

@@ -64,7 +64,7 @@ std::string check_error(TrainingJob job, std::uint32_t gpus = 64, const std::str
 class UniformPasses final : public ChunkPasses {
 public:
   UniformPasses(ProgramBuilder& b, double forward_s) : b_(b), forward_s_(forward_s) {}
-  TaskId forward(const ChunkSpec&, TaskId ready) override { return run("F", forward_s_, ready); }
+  TaskId forward(const ChunkSpec&, TaskId ready, const ParameterGates&) override { return run("F", forward_s_, ready); }
   TaskId backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads, TaskId& emb, TaskId& head) override {
     const TaskId t = run("B", 2 * forward_s_, ready);
     grads.assign(chunk.layers, t);
@@ -314,6 +314,37 @@ TEST_CASE("Megatron-Core's attention into Transformer Engine copies a grouped-qu
   CHECK(mha.count("layer0.qkv.grad_concat") == 1);
   CHECK(flash.count("layer0.attention.query_copy") == 0);  // other frameworks' separate Q, K, V projections
   CHECK(flash.count("layer0.qkv.grad_concat") == 0);
+}
+
+TEST_CASE("squared ReLU runs eager: a ReLU and a square forward, four kernels backward; rotary and biases follow the model") {
+  TrainingJob job = small_job(2, 1, 1);
+  job.model.activation = Activation::squared_relu;
+  job.model.rotary = true;
+  job.model.bias = false;
+  const std::map<std::string, double> us = kernel_us(job, 2);
+  const Shapes s(job);
+  for (const char* k : {"layer0.mlp.relu", "layer0.mlp.square", "layer0.mlp.square.bwd.pow", "layer0.mlp.square.bwd.scale",
+                        "layer0.mlp.square.bwd", "layer0.mlp.relu.bwd", "layer0.rotary", "layer0.rotary.bwd"})
+    CHECK_MESSAGE(us.count(k) == 1, k);
+  CHECK(us.count("layer0.mlp.gelu") == 0);
+  CHECK(us.count("layer0.mlp.up.bias_grad") == 0);
+  // Ten passes over the MLP's activation backward, four forward, each at the same bandwidth.
+  const double pass_us = us.at("layer0.mlp.relu") / 2;
+  const double backward = us.at("layer0.mlp.square.bwd.pow") + us.at("layer0.mlp.square.bwd.scale") +
+                          us.at("layer0.mlp.square.bwd") + us.at("layer0.mlp.relu.bwd");
+  CHECK(backward == test::Approx(10 * pass_us).epsilon(0.05));
+  CHECK(us.at("layer0.mlp.square") == test::Approx(2 * pass_us).epsilon(0.05));
+  CHECK(pass_us > 0);
+  // The MLP has two matrices, as GELU's: the up projection's output is ffn / tp wide.
+  job.model.activation = Activation::gelu;
+  CHECK(Shapes(job).mlp_params() == test::Approx(s.mlp_params()));
+  // GPT-like: biases (a gradient reduction per linear), no rotary embeddings.
+  job.model.rotary = false;
+  job.model.bias = true;
+  const std::map<std::string, double> gpt = kernel_us(job, 2);
+  CHECK(gpt.count("layer0.mlp.gelu") == 1);
+  CHECK(gpt.count("layer0.mlp.up.bias_grad") == 1);
+  CHECK(gpt.count("layer0.rotary") == 0);
 }
 
 TEST_CASE("memory-bound kernels run at the achievable HBM bandwidth") {
@@ -692,6 +723,48 @@ TEST_CASE("memory and traffic follow the gradient and optimizer types (NeMo's bf
   CHECK(dp_bytes(job) == test::Approx(dp_bytes(fp32_job) / 2).epsilon(0.01));
 }
 
+TEST_CASE("ZeRO-1 with overlap: the parameters are gathered bucket by bucket, each waited for where the forward first uses it") {
+  TrainingJob job = small_job(1, 1, 4);
+  job.parallel.zero = 1;
+  job.parallel.dp_overlap = true;
+  job.parallel.bucket_mb = 100;  // a few layers of gpt3-1.3b's fp32 gradients a bucket
+  job.merge_kernels = false;
+  check_training_job(job, 4, *gpu_preset("h100"));
+  const Shapes s(job);
+  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+  const auto& tasks = g.trace.templates(0).tasks();
+  std::vector<std::uint64_t> gathers;
+  double gathered_bytes = 0;
+  for (const auto& t : tasks) {
+    if (t.has_collective() && t.name() == "params.allgather") {
+      gathers.push_back(t.id());
+      gathered_bytes += static_cast<double>(t.collective().bytes());
+    }
+  }
+  // Every parameter once, in 16-bit, in more than one bucket.
+  REQUIRE(gathers.size() > 2);
+  CHECK(gathered_bytes == test::Approx(stage_parameters(s, 0) * 2).epsilon(1e-3));
+  // Each gather is first waited for by a kernel of its own, in the order of the gathers: the
+  // embedding waits for the first only, and later layers for the later ones.
+  std::vector<std::size_t> waiter(gathers.size(), tasks.size());
+  std::vector<std::string> waiter_name(gathers.size());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(tasks.size()); ++i)
+    for (std::uint64_t d : tasks[static_cast<int>(i)].deps())
+      for (std::size_t b = 0; b < gathers.size(); ++b)
+        if (d == gathers[b] && waiter[b] == tasks.size() && !tasks[static_cast<int>(i)].has_collective()) {
+          waiter[b] = i;
+          waiter_name[b] = tasks[static_cast<int>(i)].name();
+        }
+  CHECK(waiter_name.front() == "embedding");
+  for (std::size_t b = 1; b < gathers.size(); ++b) {
+    CAPTURE(waiter_name[b]);
+    CHECK(waiter[b] < static_cast<std::size_t>(tasks.size()));
+    CHECK(waiter[b] > waiter[b - 1]);
+    CHECK(waiter_name[b].rfind("layer", 0) == 0);
+  }
+  CHECK(waiter_name.back() != "layer0.norm1");
+}
+
 namespace {
 
 const char* kSmallJob = R"(platform: {preset: dgx-a100, nodes: 1}
@@ -756,6 +829,27 @@ TEST_CASE("the same generated job gives byte-identical output") {
   CHECK(a.out == b.out);
   for (const char* file : {"/summary.json", "/timeline.json", "/report.html"})
     CHECK(test::slurp(dir.path().string() + "/a" + file) == test::slurp(dir.path().string() + "/b" + file));
+}
+
+TEST_CASE("a model given by its dimensions follows its activation: GPT-like with gelu, Llama-like otherwise") {
+  const auto resolved = [](const std::string& model) {
+    const nlohmann::json j = test::run_job_yaml("platform: {preset: dgx-a100, nodes: 1}\nworkload:\n  model: " + model +
+                                                "\n  training: {global_batch: 8}\n  parallel: {tp: 8, dp: 1}\n");
+    return j["workload"]["settings"];
+  };
+  const nlohmann::json relu = resolved("{layers: 2, hidden: 1024, heads: 8, activation: squared_relu}");
+  CHECK(relu["model.activation"] == "squared_relu");
+  CHECK(relu["model.rotary"] == "true");
+  CHECK(relu["model.bias"] == "false");
+  CHECK(relu["model.tied_embeddings"] == "false");
+  const nlohmann::json gpt = resolved("{layers: 2, hidden: 1024, heads: 8, rotary: true}");
+  CHECK(gpt["model.activation"] == "gelu");
+  CHECK(gpt["model.rotary"] == "true");
+  CHECK(gpt["model.bias"] == "true");
+  CHECK(gpt["model.tied_embeddings"] == "true");
+  CHECK(run_error(kSmallJob, "--set workload.model.activation=relu").find("must be one of gelu, swiglu, squared_relu, got 'relu'") !=
+        std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.model.bias=maybe").find("bias") != std::string::npos);
 }
 
 TEST_CASE("bad generator jobs: a clear message and exit code 2") {

@@ -2,20 +2,41 @@
 
 namespace echo::workloads {
 
+const std::vector<std::string>& activation_names() {
+  static const std::vector<std::string> names = {"gelu", "swiglu", "squared_relu"};
+  return names;
+}
+
+const char* activation_name(Activation a) {
+  switch (a) {
+  case Activation::gelu: return "gelu";
+  case Activation::swiglu: return "swiglu";
+  case Activation::squared_relu: return "squared_relu";
+  }
+  return "gelu";
+}
+
+std::optional<Activation> activation_named(const std::string& name) {
+  for (Activation a : {Activation::gelu, Activation::swiglu, Activation::squared_relu})
+    if (name == activation_name(a))
+      return a;
+  return std::nullopt;
+}
+
 namespace {
 
 ModelDims gpt3(const char* name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads, double params_b) {
-  return {name, layers, hidden, heads, heads, 4 * hidden, Activation::gelu, 50257, 2048, 0, 0, 0, true, params_b};
+  return {name, layers, hidden, heads, heads, 4 * hidden, Activation::gelu, 50257, 2048, 0, 0, 0, true, true, false, params_b};
 }
 
 ModelDims llama(const char* name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads, std::uint32_t kv_heads,
                 std::uint32_t ffn, std::uint32_t vocab, std::uint32_t seq, double params_b) {
-  return {name, layers, hidden, heads, kv_heads, ffn, Activation::swiglu, vocab, seq, 0, 0, 0, false, params_b};
+  return {name, layers, hidden, heads, kv_heads, ffn, Activation::swiglu, vocab, seq, 0, 0, 0, false, false, true, params_b};
 }
 
 ModelDims megatron(const char* name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads, std::uint32_t vocab,
                    std::uint32_t seq, double params_b) {
-  return {name, layers, hidden, heads, heads, 4 * hidden, Activation::gelu, vocab, seq, 0, 0, 0, true, params_b};
+  return {name, layers, hidden, heads, heads, 4 * hidden, Activation::gelu, vocab, seq, 0, 0, 0, true, true, false, params_b};
 }
 
 } // namespace
@@ -44,6 +65,13 @@ const std::vector<ModelDims>& model_presets() {
         megatron("megatron-310b", 96, 16384, 128, 51200, 2048, 310.1),
         megatron("megatron-530b", 105, 20480, 128, 51200, 2048, 529.6),
         megatron("megatron-1t", 128, 25600, 160, 51200, 2048, 1008.0)};
+    // Nemotron-4 (NVIDIA 2024: the 15B and 340B technical reports; dgxc-benchmarking's recipes):
+    // squared ReLU, rotary embeddings, no biases, untied, GQA with 8 KV heads, 256k vocabulary.
+    for (ModelDims n : {llama("nemotron4-15b", 32, 6144, 48, 8, 24576, 256000, 4096, 15.0),
+                        llama("nemotron4-340b", 96, 18432, 96, 8, 73728, 256000, 4096, 340.0)}) {
+      n.activation = Activation::squared_relu;
+      p.push_back(n);
+    }
     // Mixtral 8x7B: 8 experts of SwiGLU width 14336, two per token, GQA with 8 KV heads.
     ModelDims mixtral = llama("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 46.7);
     mixtral.experts = 8;
@@ -65,7 +93,7 @@ std::optional<ModelDims> model_preset(const std::string& name) {
 double parameter_count(const ModelDims& m) {
   const double h = m.hidden, kv = static_cast<double>(m.hidden) * m.kv_heads / m.heads;
   const double attention = h * (h + 2 * kv) + h * h;  // QKV projection, then the output projection
-  const double matrices = m.activation == Activation::swiglu ? 3.0 : 2.0;
+  const double matrices = gated(m.activation) ? 3.0 : 2.0;
   const double mlp = m.experts > 0 ? m.experts * matrices * h * m.expert_ffn_hidden + h * m.experts
                                    : matrices * h * m.ffn_hidden;
   const double norms = 2 * h;

@@ -10,7 +10,13 @@
 
 namespace echo::workloads {
 
-enum class Activation { gelu, swiglu };
+// The MLP's activation: GELU (GPT), SwiGLU (gated: three matrices; Llama), or squared ReLU
+// (Nemotron-4; Megatron-Core runs it eager, a ReLU then a square).
+enum class Activation { gelu, swiglu, squared_relu };
+const char* activation_name(Activation a);  // as a job spells it
+std::optional<Activation> activation_named(const std::string& name);
+const std::vector<std::string>& activation_names();
+inline bool gated(Activation a) { return a == Activation::swiglu; }
 
 struct ModelDims {
   std::string name;
@@ -26,6 +32,8 @@ struct ModelDims {
   std::uint32_t top_k = 0;
   std::uint32_t expert_ffn_hidden = 0;
   bool tied_embeddings = true;   // input embedding shared with the LM head (GPT) or not (Llama)
+  bool bias = true;              // linears carry biases (GPT) or not (Llama, Nemotron-4, MoE models)
+  bool rotary = false;           // rotary position embeddings on Q and K (Llama, Nemotron-4)
   double nominal_params_b = 0;   // as the model is called (1.3 for gpt3-1.3b)
 };
 

@@ -16,9 +16,9 @@ double layer_activation_bytes(const Shapes& s) {
   double mlp = 0;
   if (s.moe) {
     const double routed = t * s.job->model.top_k;
-    mlp = routed * h * e + routed * s.expert_ffn_local * ((s.swiglu ? 2 : 1) + 1) * e;
+    mlp = routed * h * e + routed * s.expert_ffn_local * ((s.gated ? 2 : 1) + 1) * e;
   } else {
-    mlp = t * s.ffn_local * ((s.swiglu ? 2 : 1) + 1) * e;
+    mlp = t * s.ffn_local * ((s.gated ? 2 : 1) + 1) * e;
   }
   // Unfused attention keeps the softmax output, the dropout mask and the dropout output:
   // 5 a s^2 b bytes in 16 bits (Korthikanti et al.); selective or full recomputation drops them.

@@ -144,7 +144,7 @@ void PassEmitter::tp_reduce_output(const std::string& name) {
 // Linears of GPT-style models carry a bias (Llama-style ones none): its gradient is a sum of the
 // output gradient over the tokens, a kernel of its own in eager PyTorch and Megatron.
 void PassEmitter::bias_grad(const std::string& name, double out) {
-  if (!s_.swiglu && !s_.moe)
+  if (s_.biased)
     memory(name + ".bias_grad", trace::REDUCTION, s_.tokens * out * s_.element_bytes);
 }
 
@@ -333,12 +333,42 @@ void PassEmitter::attention_backward(const std::string& prefix) {
                  2 * kv_block_bytes());
 }
 
+// GELU and SwiGLU: one fused kernel each way (Megatron's bias-GELU and SwiGLU fusions). Squared
+// ReLU has no fusion in Megatron-Core (NeMo's squared_relu is torch.pow(relu(x), 2), run eager): a
+// ReLU and a square forward; backward PyTorch's pow_backward, grad * (2 * x.pow(1)) (the pow of 1
+// a copy, then two multiplications), and the ReLU's threshold_backward.
+void PassEmitter::activation_forward(const std::string& base, double elements) {
+  const double e = s_.element_bytes;
+  switch (s_.activation) {
+  case Activation::gelu: memory(base + "gelu", trace::ELEMENTWISE, elements * e * 2); return;
+  case Activation::swiglu: memory(base + "swiglu", trace::ELEMENTWISE, elements * e * 3); return;
+  case Activation::squared_relu:
+    memory(base + "relu", trace::ELEMENTWISE, elements * e * 2);
+    memory(base + "square", trace::ELEMENTWISE, elements * e * 2);
+    return;
+  }
+}
+
+void PassEmitter::activation_backward(const std::string& base, const std::string& backward_name, double elements) {
+  const double e = s_.element_bytes;
+  switch (s_.activation) {
+  case Activation::gelu: memory(backward_name, trace::ELEMENTWISE, elements * e * 3); return;
+  case Activation::swiglu: memory(backward_name, trace::ELEMENTWISE, elements * e * 4); return;
+  case Activation::squared_relu:
+    memory(base + "square.bwd.pow", trace::ELEMENTWISE, elements * e * 2);
+    memory(base + "square.bwd.scale", trace::ELEMENTWISE, elements * e * 2);
+    memory(base + "square.bwd", trace::ELEMENTWISE, elements * e * 3);
+    memory(base + "relu.bwd", trace::ELEMENTWISE, elements * e * 3);
+    return;
+  }
+}
+
 void PassEmitter::mlp_forward(const std::string& p) {
   if (s_.moe)
     return moe_forward(p);
-  const double t = s_.tokens, e = s_.element_bytes;
-  column_parallel_forward(p + "mlp.input", p + "mlp.up", s_.ffn_local * (s_.swiglu ? 2 : 1));
-  memory(p + (s_.swiglu ? "mlp.swiglu" : "mlp.gelu"), trace::ELEMENTWISE, t * s_.ffn_local * e * (s_.swiglu ? 3 : 2));
+  const double t = s_.tokens;
+  column_parallel_forward(p + "mlp.input", p + "mlp.up", s_.ffn_local * (s_.gated ? 2 : 1));
+  activation_forward(p + "mlp.", t * s_.ffn_local);
   fp8_cast(p + "mlp.down.input", t * s_.ffn_local);
   row_parallel_forward(p + "mlp.down", s_.ffn_local, s_.job->parallel.tp_overlap_sms.fc2_fprop);
 }
@@ -346,10 +376,9 @@ void PassEmitter::mlp_forward(const std::string& p) {
 void PassEmitter::mlp_backward(const std::string& p) {
   if (s_.moe)
     return moe_backward(p);
-  const double t = s_.tokens, act_bytes = (s_.swiglu ? 4 : 3) * s_.element_bytes;
   row_parallel_backward(p + "mlp.down", s_.ffn_local, s_.hidden);
-  memory(p + (s_.swiglu ? "mlp.swiglu.bwd" : "mlp.gelu.bwd"), trace::ELEMENTWISE, t * s_.ffn_local * act_bytes);
-  column_parallel_backward(p + "mlp.up", s_.hidden, s_.ffn_local * (s_.swiglu ? 2 : 1));
+  activation_backward(p + "mlp.", p + (s_.gated ? "mlp.swiglu.bwd" : "mlp.gelu.bwd"), s_.tokens * s_.ffn_local);
+  column_parallel_backward(p + "mlp.up", s_.hidden, s_.ffn_local * (s_.gated ? 2 : 1));
 }
 
 // Megatron-Core's all-to-all token dispatcher (core 0.9, transformer/moe/token_dispatcher.py): the
@@ -383,9 +412,8 @@ void PassEmitter::moe_forward(const std::string& p) {
   sort_by_local_expert(p + "moe.sort_by_expert", routed);
   const double rows = routed / s_.experts_local;
   fp8_cast(p + "moe.expert.up.input", routed * h);
-  gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.swiglu ? 2 : 1), h, s_.experts_local);
-  memory(p + (s_.swiglu ? "moe.expert.swiglu" : "moe.expert.gelu"), trace::ELEMENTWISE,
-         routed * s_.expert_ffn_local * e * (s_.swiglu ? 3 : 2));
+  gemm(p + "moe.expert.up", rows, s_.expert_ffn_local * (s_.gated ? 2 : 1), h, s_.experts_local);
+  activation_forward(p + "moe.expert.", routed * s_.expert_ffn_local);
   fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
   sort_by_local_expert(p + "moe.unsort_by_expert", routed);
@@ -400,7 +428,6 @@ void PassEmitter::moe_forward(const std::string& p) {
 void PassEmitter::moe_backward(const std::string& p) {
   const double h = s_.hidden, e = s_.element_bytes, routed = s_.tokens * s_.job->model.top_k;
   const double own = moe_own_tokens(), own_routed = own * s_.job->model.top_k;
-  const double act_bytes = (s_.swiglu ? 4 : 3) * e;
   memory(p + "moe.unpermute.bwd", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
   expert_all_to_all(p + "moe.combine.bwd.alltoall", own_routed);
   if (s_.sequence_parallel)
@@ -410,8 +437,8 @@ void PassEmitter::moe_backward(const std::string& p) {
   fp8_cast(p + "moe.expert.down.grad", routed * h);
   gemm(p + "moe.expert.down.dgrad", rows, s_.expert_ffn_local, h, batch);
   weight_gradient(p + "moe.expert.down.wgrad", s_.expert_ffn_local, h, rows, batch);
-  memory(p + "moe.expert.act.bwd", trace::ELEMENTWISE, routed * s_.expert_ffn_local * act_bytes);
-  const double up = s_.expert_ffn_local * (s_.swiglu ? 2 : 1);
+  activation_backward(p + "moe.expert.", p + "moe.expert.act.bwd", routed * s_.expert_ffn_local);
+  const double up = s_.expert_ffn_local * (s_.gated ? 2 : 1);
   fp8_cast(p + "moe.expert.up.grad", routed * up);
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   weight_gradient(p + "moe.expert.up.wgrad", h, up, rows, batch);
@@ -438,7 +465,7 @@ void PassEmitter::layer_forward(const std::string& p) {
   // gradients again (TE's _SplitAlongDim: they are separate tensors by then).
   if (s_.job->training.attention == AttentionKernel::te && s_.kv_heads_local < s_.heads_local)
     memory(p + "attention.query_copy", trace::MEMCPY, t * s_.heads_local * s_.head_dim * e * 2);
-  if (s_.swiglu)  // Llama-style models: rotary embeddings on Q and K
+  if (s_.rotary)  // rotary embeddings on Q and K
     memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
@@ -471,7 +498,7 @@ void PassEmitter::layer_backward(const std::string& p) {
                    kv_block_bytes());
   }
   attention_backward(p);
-  if (s_.swiglu)
+  if (s_.rotary)
     memory(p + "rotary.bwd", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
   if (s_.job->training.attention == AttentionKernel::te)
     memory(p + "qkv.grad_concat", trace::MEMCPY, t * qkv * e * 2);
@@ -556,20 +583,27 @@ void PassEmitter::head_backward() {
 void PassEmitter::accumulate_gradients(const std::string& p) {
   if (s_.job->training.grad_accumulation_fusion || !accumulating_)
     return;
-  const double tensors = s_.swiglu || s_.moe ? 7 : 12;  // weights (and biases) of 4 linears (3 for SwiGLU's MLP: 1 fused up) and 2 norms
+  const double tensors = s_.biased ? 12 : 7;  // weights (and biases) of 4 linears (3 for SwiGLU's MLP: 1 fused up) and 2 norms
   const double bytes = s_.layer_params() / tensors * 4 * 3;  // fp32 gradient read twice, written once
   for (int i = 0; i < static_cast<int>(tensors); ++i)
     memory(p + "grad_accumulate." + std::to_string(i), trace::ELEMENTWISE, bytes);
 }
 
-TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready) {
+TaskId PassEmitter::forward(const ChunkSpec& chunk, TaskId ready, const ParameterGates& gates) {
   wait_for(ready);
-  if (chunk.embedding)
+  if (chunk.embedding) {
+    wait_for(gates.embedding);
     embedding_forward();
-  for (std::uint32_t l = 0; l < chunk.layers; ++l)
+  }
+  for (std::uint32_t l = 0; l < chunk.layers; ++l) {
+    if (l < gates.layers.size())
+      wait_for(gates.layers[l]);
     layer_forward(layer_prefix(chunk.first_layer + l));
-  if (chunk.head)
+  }
+  if (chunk.head) {
+    wait_for(gates.head);
     head_forward();
+  }
   return last_kernel_;
 }
 

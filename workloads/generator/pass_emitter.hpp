@@ -40,14 +40,25 @@ struct ChunkSpec {
   bool embedding = false, head = false;
 };
 
+// What a chunk's first forward pass waits for beyond its input: with ZeRO-1/2 and overlap, the
+// previous step's parameter AllGathers, bucket by bucket, each where its bucket's parameters are
+// first used (Megatron-Core's forward pre-hooks, Apex's DistributedFusedAdam alike). kNoTask where
+// nothing is gathered.
+struct ParameterGates {
+  TaskId embedding = kNoTask;
+  std::vector<TaskId> layers;  // one per layer of the chunk, first layer first; empty: none
+  TaskId head = kNoTask;
+};
+
 // What a pipeline stage's passes are made of. The transformer's kernels (PassEmitter) are one
 // answer; tests plug in a uniform toy to check the pipeline schedules against their formulas.
 class ChunkPasses {
 public:
   virtual ~ChunkPasses() = default;
   // Each returns the last compute task of the pass. `ready` (may be kNoTask): the task the pass's
-  // first kernel waits for (the received activation or gradient).
-  virtual TaskId forward(const ChunkSpec& chunk, TaskId ready) = 0;
+  // first kernel waits for (the received activation or gradient); `gates`: what each part of the
+  // forward also waits for.
+  virtual TaskId forward(const ChunkSpec& chunk, TaskId ready, const ParameterGates& gates) = 0;
   // `grads_done` receives, per layer of the chunk (first layer first), the task after which the
   // layer's weight gradients are complete; `embedding_done` / `head_done` likewise (kNoTask if
   // absent).
@@ -61,7 +72,7 @@ class PassEmitter final : public ChunkPasses {
 public:
   PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank);
 
-  TaskId forward(const ChunkSpec& chunk, TaskId ready) override;
+  TaskId forward(const ChunkSpec& chunk, TaskId ready, const ParameterGates& gates) override;
   TaskId backward(const ChunkSpec& chunk, TaskId ready, std::vector<TaskId>& grads_done, TaskId& embedding_done,
                   TaskId& head_done) override;
   void wait_for(TaskId task) override {
@@ -95,6 +106,10 @@ private:
   void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
   void row_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
   void bias_grad(const std::string& name, double out);
+  // The MLP's activation over `elements` of its output (one gated half for SwiGLU), its kernels
+  // named after `base` ("layer3.mlp."); `backward_name`: the fused backward's name.
+  void activation_forward(const std::string& base, double elements);
+  void activation_backward(const std::string& base, const std::string& backward_name, double elements);
   void fp8_cast(const std::string& name, double elements);
   // GEMMs emitted while one is alive stay in 16 bits in an fp8 recipe.
   struct SixteenBit {

@@ -54,10 +54,12 @@ Settings resolved_settings(const TrainingJob& job) {
   count("model.heads", m.heads);
   count("model.kv_heads", m.kv_heads);
   count("model.ffn_hidden", m.ffn_hidden);
-  add("model.activation", m.activation == Activation::swiglu ? "swiglu" : "gelu");
+  add("model.activation", activation_name(m.activation));
   count("model.vocab", m.vocab);
   count("model.seq_len", m.seq_len);
   add("model.tied_embeddings", word(m.tied_embeddings));
+  add("model.bias", word(m.bias));
+  add("model.rotary", word(m.rotary));
   if (m.experts > 0) {
     count("model.moe.experts", m.experts);
     count("model.moe.top_k", m.top_k);

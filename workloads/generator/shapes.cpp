@@ -23,7 +23,10 @@ Shapes::Shapes(const TrainingJob& j) : job(&j) {
   experts_local = moe ? static_cast<double>(m.experts) / p.ep : 0;
   const double multiple = 128.0 * p.tp;
   vocab_local = std::ceil(m.vocab / multiple) * multiple / p.tp;
-  swiglu = m.activation == Activation::swiglu;
+  activation = m.activation;
+  gated = workloads::gated(m.activation);
+  biased = m.bias && !moe;
+  rotary = m.rotary;
   const bool wide = j.training.dtype == DataType::fp32 || j.training.dtype == DataType::tf32;
   element_bytes = wide ? 4 : 2;
   // Megatron-LM accumulates and reduces bf16 (and fp8) training's gradients in fp32
@@ -41,12 +44,12 @@ double Shapes::attention_params() const {
   return hidden * (heads_local + 2 * kv_heads_local) * head_dim + heads_local * head_dim * hidden;
 }
 
-double Shapes::expert_params() const { return moe ? experts_local * (swiglu ? 3 : 2) * hidden * expert_ffn_local : 0; }
+double Shapes::expert_params() const { return moe ? experts_local * (gated ? 3 : 2) * hidden * expert_ffn_local : 0; }
 
 double Shapes::mlp_params() const {
   if (moe)
     return expert_params() + hidden * job->model.experts;
-  return (swiglu ? 3 : 2) * hidden * ffn_local;
+  return (gated ? 3 : 2) * hidden * ffn_local;
 }
 
 double Shapes::layer_params() const { return attention_params() + mlp_params() + 2 * hidden; }

@@ -26,7 +26,11 @@ struct Shapes {
   double step_grad_bytes = 4;        // the gradient as the optimizer step reads it
   double optimizer_state_bytes = 4;  // each of Adam's two moments (training.optimizer_dtype)
   double master_weight_bytes = 4;    // the optimizer's fp32 copy of 16-bit weights; 0: none
-  bool swiglu = false, moe = false, sequence_parallel = false;
+  Activation activation = Activation::gelu;
+  bool gated = false;   // SwiGLU: the up projection is two matrices
+  bool biased = false;  // the linears carry biases (model.bias; never the experts')
+  bool rotary = false;
+  bool moe = false, sequence_parallel = false;
 
   double attention_params() const;    // per layer, per rank
   double mlp_params() const;          // dense MLP, or the local experts plus the router

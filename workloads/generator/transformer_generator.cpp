@@ -32,10 +32,13 @@ trace::DataType trace_dtype(DataType t) {
   return trace::BFLOAT16;
 }
 
-// A gradient bucket: parameters whose gradients are complete after `ready`.
+// A gradient bucket: parameters whose gradients are complete after `ready`. Its parameters are
+// first used in the forward pass at `first_use`: 0 the embedding, 1 + l the chunk's layer l, 1 +
+// layers the head.
 struct Bucket {
   double dense = 0, expert = 0;  // parameters
   TaskId ready = kNoTask;
+  std::uint32_t first_use = 0;
 };
 
 class StageBuilder {
@@ -64,7 +67,7 @@ public:
     head_done_.assign(chunks, kNoTask);
     b_.set_collective_launch_cost(job_.host.collective_op_s);
     b_.set_launch_cost(job_.host.forward_op_s);
-    std::vector<TaskId> gathered = early_parameter_gathers();
+    const std::vector<ParameterGates> gathered = early_parameter_gathers();
     std::vector<bool> started(chunks, false);
     TaskId last_backward = kNoTask;
     for (const PipelinePass& pass : pipeline_order(p_.schedule, p_.pp, stage_, m, chunks)) {
@@ -77,11 +80,8 @@ public:
             global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
         if (ready != kNoTask)
           host_syncs_after_exchange();
-        if (!started[pass.chunk]) {
-          started[pass.chunk] = true;
-          emit_.wait_for(gathered[pass.chunk]);
-        }
-        const TaskId out = emit_.forward(chunk, ready);
+        const TaskId out = emit_.forward(chunk, ready, started[pass.chunk] ? ParameterGates{} : gathered[pass.chunk]);
+        started[pass.chunk] = true;
         unawaited_send_ = kNoTask;  // the pass's first kernel waited for it
         if (global + 1 < p_.pp * chunks)
           hold_until_sent(b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out}));
@@ -160,9 +160,12 @@ private:
     const ChunkSpec spec = chunk_spec(global);
     std::vector<Bucket> buckets;
     Bucket open;
-    auto add = [&](double dense, double expert, TaskId ready) {
+    // Gradients complete from the head back to the embedding: the item added last to a bucket is
+    // the one the forward uses first.
+    auto add = [&](double dense, double expert, TaskId ready, std::uint32_t forward_position) {
       open.dense += dense;
       open.expert += expert;
+      open.first_use = forward_position;
       if (!p_.dp_overlap)
         open.ready = all_done;
       else if (ready != kNoTask)
@@ -173,12 +176,12 @@ private:
       }
     };
     if (spec.head && (!job_.model.tied_embeddings || p_.pp > 1))
-      add(s_.embedding_params() + s_.hidden, 0, head_done_[chunk]);
+      add(s_.embedding_params() + s_.hidden, 0, head_done_[chunk], spec.layers + 1);
     const double expert = expert_apart() ? s_.expert_params() : 0;
     for (std::uint32_t l = spec.layers; l-- > 0;)
-      add(s_.layer_params() - expert, expert, grads_done_[chunk][l]);
+      add(s_.layer_params() - expert, expert, l < grads_done_[chunk].size() ? grads_done_[chunk][l] : kNoTask, l + 1);
     if (spec.embedding)
-      add(s_.embedding_params(), 0, embedding_done_[chunk]);
+      add(s_.embedding_params(), 0, embedding_done_[chunk], 0);
     if (open.dense + open.expert > 0)
       buckets.push_back(open);
     return buckets;
@@ -192,23 +195,33 @@ private:
     return out;
   }
 
-  // ZeRO-1/2 with overlap: the previous step's parameter AllGathers, finishing under this forward.
-  std::vector<TaskId> early_parameter_gathers() {
-    std::vector<TaskId> gathered(p_.virtual_stages, kNoTask);
+  // ZeRO-1/2 with overlap: the previous step's parameter AllGathers, bucket by bucket in the order
+  // the forward uses them, each finishing under the forward of the buckets before it. Megatron-Core
+  // (core 0.9 param_and_grad_buffer.py, finish_param_sync) waits for a bucket's gather in the
+  // forward pre-hook of its first module and dispatches the next bucket's there; the host runs
+  // ahead of the GPU, so the gathers follow one another on their stream.
+  std::vector<ParameterGates> early_parameter_gathers() {
+    std::vector<ParameterGates> gates(p_.virtual_stages);
     if (p_.zero == 0 || p_.zero == 3 || !p_.dp_overlap || !data_parallel())
-      return gathered;
+      return gates;
     for (std::uint32_t c = 0; c < p_.virtual_stages; ++c) {
       const ChunkSpec spec = chunk_spec(c * p_.pp + stage_);
-      const double expert = expert_apart() ? s_.expert_params() : 0;
-      double params = spec.layers * (s_.layer_params() - expert);
-      if (spec.embedding)
-        params += s_.embedding_params();
-      gathered[c] = b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", params * s_.element_bytes);
-      if (expert_apart() && expert_shard() > 1)
-        gathered[c] = b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp",
-                                    spec.layers * s_.expert_params() * s_.element_bytes);
+      std::vector<TaskId> at(spec.layers + 2, kNoTask);  // by forward position, as Bucket::first_use
+      std::vector<Bucket> buckets = buckets_of_chunk(c, kNoTask);
+      for (auto bucket = buckets.rbegin(); bucket != buckets.rend(); ++bucket) {
+        TaskId gathered = kNoTask;
+        if (bucket->dense > 0)
+          gathered = b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket->dense * s_.element_bytes);
+        if (bucket->expert > 0 && expert_shard() > 1)
+          gathered = b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp",
+                                   bucket->expert * s_.element_bytes);
+        at[bucket->first_use] = gathered;  // one stream: the later gather implies the earlier
+      }
+      gates[c].embedding = at.front();
+      gates[c].layers.assign(at.begin() + 1, at.end() - 1);
+      gates[c].head = at.back();
     }
-    return gathered;
+    return gates;
   }
 
   void reduce_gradients(TaskId all_done) {
@@ -291,7 +304,7 @@ double model_flops_per_iteration(const TrainingJob& job) {
   const ModelDims& m = job.model;
   const double h = m.hidden, d = h / m.heads, s = m.seq_len;
   const double attention_params = h * (m.heads + 2.0 * m.kv_heads) * d + m.heads * d * h;
-  const double matrices = m.activation == Activation::swiglu ? 3.0 : 2.0;
+  const double matrices = gated(m.activation) ? 3.0 : 2.0;
   const double mlp_params = m.experts > 0 ? m.top_k * matrices * h * m.expert_ffn_hidden + h * m.experts
                                           : matrices * h * m.ffn_hidden;
   const double per_token_forward =
