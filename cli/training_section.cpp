@@ -68,7 +68,11 @@ workloads::ModelDims read_model(const YAML::Node& m, const std::string& file) {
   if (!m["name"]) {  // a model given by its dimensions is GPT-like with GELU, Llama-like otherwise
     dims.tied_embeddings = dims.activation == Activation::gelu;
     dims.rotary = dims.activation != Activation::gelu;
+    dims.norm = dims.activation == Activation::gelu ? workloads::Norm::layernorm : workloads::Norm::rmsnorm;
   }
+  if (m["norm"])
+    dims.norm = one_of(m["norm"], "norm", {"layernorm", "rmsnorm"}, file) == "rmsnorm" ? workloads::Norm::rmsnorm
+                                                                                       : workloads::Norm::layernorm;
   read_flag(m, "tied_embeddings", dims.tied_embeddings,
             "true: the LM head shares the input embedding (GPT); false: its own matrix (Llama)", file);
   read_flag(m, "rotary", dims.rotary, "true: rotary position embeddings on Q and K (Llama, Nemotron-4); false: none (GPT)", file);
@@ -128,6 +132,11 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
   spec.fused_cross_entropy = framework.fused_cross_entropy;
   read_flag(t, "fused_cross_entropy", spec.fused_cross_entropy,
             "true: one fused kernel for the loss and one for its gradient; false: the eager fp32 cross entropy", file);
+  spec.compile = framework.compile;
+  read_flag(t, "compile", spec.compile,
+            "true: norms, rotary embeddings and activations run as fused kernels (torch.compile, or the framework's own); "
+            "false: op by op in eager PyTorch",
+            file);
   read_flag(t, "grad_accumulation_fusion", spec.grad_accumulation_fusion,
             "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch", file);
   if (t["global_batch"])
@@ -144,6 +153,10 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
     const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
   }
+  spec.selective = framework.selective_op ? workloads::SelectiveRecompute::op : workloads::SelectiveRecompute::attention;
+  if (t["selective"])
+    spec.selective = one_of(t["selective"], "selective", {"attention", "op"}, file) == "op" ? workloads::SelectiveRecompute::op
+                                                                                             : workloads::SelectiveRecompute::attention;
   if (t["attention"]) {
     spec.attention = *workloads::parse_attention_kernel(one_of(t["attention"], "attention", workloads::attention_kernel_names(), file));
   }

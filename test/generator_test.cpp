@@ -316,7 +316,7 @@ TEST_CASE("Megatron-Core's attention into Transformer Engine copies a grouped-qu
   CHECK(flash.count("layer0.qkv.grad_concat") == 0);
 }
 
-TEST_CASE("squared ReLU runs eager: a ReLU and a square forward, four kernels backward; rotary and biases follow the model") {
+TEST_CASE("squared ReLU runs eager: a ReLU and a square forward, four kernels backward, rotary and biases follow the model") {
   TrainingJob job = small_job(2, 1, 1);
   job.model.activation = Activation::squared_relu;
   job.model.rotary = true;

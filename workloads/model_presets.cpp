@@ -31,7 +31,7 @@ ModelDims gpt3(const char* name, std::uint32_t layers, std::uint32_t hidden, std
 
 ModelDims llama(const char* name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads, std::uint32_t kv_heads,
                 std::uint32_t ffn, std::uint32_t vocab, std::uint32_t seq, double params_b) {
-  return {name, layers, hidden, heads, kv_heads, ffn, Activation::swiglu, vocab, seq, 0, 0, 0, false, false, true, params_b};
+  return {name, layers, hidden, heads, kv_heads, ffn, Activation::swiglu, vocab, seq, 0, 0, 0, false, false, true, params_b, Norm::rmsnorm};
 }
 
 ModelDims megatron(const char* name, std::uint32_t layers, std::uint32_t hidden, std::uint32_t heads, std::uint32_t vocab,
@@ -70,6 +70,7 @@ const std::vector<ModelDims>& model_presets() {
     for (ModelDims n : {llama("nemotron4-15b", 32, 6144, 48, 8, 24576, 256000, 4096, 15.0),
                         llama("nemotron4-340b", 96, 18432, 96, 8, 73728, 256000, 4096, 340.0)}) {
       n.activation = Activation::squared_relu;
+      n.norm = Norm::layernorm;  // LayerNorm1p: zero-centred gamma, a LayerNorm kernel all the same
       p.push_back(n);
     }
     // Mixtral 8x7B: 8 experts of SwiGLU width 14336, two per token, GQA with 8 KV heads.

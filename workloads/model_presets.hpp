@@ -18,6 +18,10 @@ std::optional<Activation> activation_named(const std::string& name);
 const std::vector<std::string>& activation_names();
 inline bool gated(Activation a) { return a == Activation::swiglu; }
 
+// The block's normalization: LayerNorm (GPT, Nemotron-4's LayerNorm1p) or RMSNorm (Llama).
+enum class Norm { layernorm, rmsnorm };
+inline const char* norm_name(Norm n) { return n == Norm::rmsnorm ? "rmsnorm" : "layernorm"; }
+
 struct ModelDims {
   std::string name;
   std::uint32_t layers = 0;
@@ -35,6 +39,7 @@ struct ModelDims {
   bool bias = true;              // linears carry biases (GPT) or not (Llama, Nemotron-4, MoE models)
   bool rotary = false;           // rotary position embeddings on Q and K (Llama, Nemotron-4)
   double nominal_params_b = 0;   // as the model is called (1.3 for gpt3-1.3b)
+  Norm norm = Norm::layernorm;
 };
 
 const std::vector<ModelDims>& model_presets();

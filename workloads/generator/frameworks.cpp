@@ -85,6 +85,11 @@ std::vector<Framework> table() {
   // PyTorch SDPA tries FlashAttention-2 first (sdp_utils.cpp's priority order: flash, efficient,
   // math, cudnn), so it runs FlashAttention-2 on Hopper too.
   titan.zero = 3;
+  // Its selective activation checkpointing (torchtitan/distributed/activation_checkpoint.py, and
+  // parallelisms/parallelize_llama.py of Dec 2024: selective_ac_option = 'op', the llama3 configs'
+  // default) keeps every other matmul's output and the attention's, and recomputes the rest.
+  titan.selective_op = true;
+  titan.compile = false;  // train_configs: compile = false unless asked
   t.push_back(titan);
 
   t.push_back(framework("none", "no framework: an infinitely fast host that never waits (the GPU's time alone)", "-", HostModel{}));

@@ -43,6 +43,8 @@ struct Framework {
   bool pipeline = true;  // can it run pipeline parallelism at all
   bool grad_accumulation_fusion = true;  // TrainingSpec::grad_accumulation_fusion
   bool fused_cross_entropy = false;      // TrainingSpec::fused_cross_entropy
+  bool selective_op = false;             // TrainingSpec::selective is `op` (torchtitan)
+  bool compile = true;                   // TrainingSpec::compile
 };
 
 const std::vector<Framework>& frameworks();

@@ -11,6 +11,16 @@ namespace {
 // Bytes one layer keeps for its backward, per micro-batch.
 double layer_activation_bytes(const Shapes& s) {
   const double h = s.hidden, e = s.element_bytes, x = s.norm_tokens, t = s.tokens;
+  if (s.job->training.recompute == Recompute::selective && s.job->training.selective == SelectiveRecompute::op) {
+    // torchtitan's per-op policy keeps the block's input, the attention kernel's output and its
+    // softmax statistics, and the matmul outputs it keeps: wq, wv, w1 (and a gated MLP's w2, the
+    // seventh); in FP8 none (pass_emitter.cpp, recompute_unkept_ops).
+    const double q = t * s.heads_local * s.head_dim * e;
+    double kept = x * h * e + q + t * s.heads_local * 4;
+    if (s.job->training.dtype != DataType::fp8)
+      kept += q + t * s.kv_heads_local * s.head_dim * e + t * s.ffn_local * e + (s.gated ? t * h * e : 0);
+    return kept;
+  }
   const double sharded = 2 * x * h * e + 2 * x * h + 2 * x * h * e;  // norm inputs, dropout masks, GEMM inputs
   const double attention = t * (s.heads_local + 2 * s.kv_heads_local) * s.head_dim * e + t * s.heads_local * s.head_dim * e;
   double mlp = 0;

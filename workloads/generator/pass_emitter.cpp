@@ -148,12 +148,83 @@ void PassEmitter::bias_grad(const std::string& name, double out) {
     memory(name + ".bias_grad", trace::REDUCTION, s_.tokens * out * s_.element_bytes);
 }
 
-// Layer norm backward as Apex / Transformer Engine run it: the input gradient, then the weight and
-// bias gradients as partial sums over blocks of rows reduced by a second kernel.
+// A norm fused (Apex, Transformer Engine, torch.compile; and eager LayerNorm, PyTorch's
+// native_layer_norm): one kernel, the input read and the output written. Eager RMSNorm as torchtitan
+// writes it, (x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * weight: a kernel per
+// op, most over fp32 copies of the input.
+void PassEmitter::norm_forward(const std::string& name) {
+  const double n = s_.norm_tokens * s_.hidden, rows = s_.norm_tokens, e = s_.element_bytes, f = 4;
+  if (!eager_ops() || s_.job->model.norm != Norm::rmsnorm) {
+    memory(name, trace::NORMALIZATION, n * e * 2);
+    return;
+  }
+  memory(name + ".float", trace::ELEMENTWISE, n * (e + f));
+  memory(name + ".pow", trace::ELEMENTWISE, n * f * 2);
+  memory(name + ".mean", trace::REDUCTION, n * f);
+  memory(name + ".eps", trace::ELEMENTWISE, rows * f * 2);
+  memory(name + ".rsqrt", trace::ELEMENTWISE, rows * f * 2);
+  memory(name + ".scale", trace::ELEMENTWISE, n * f * 2);
+  memory(name + ".type_as", trace::ELEMENTWISE, n * (f + e));
+  memory(name, trace::NORMALIZATION, n * e * 2);  // times the weight
+}
+
+// Fused, as Apex / Transformer Engine run it: the input gradient, then the weight (and bias)
+// gradients as partial sums over blocks of rows reduced by a second kernel. Eager RMSNorm: autograd
+// through each op of norm_forward's chain — the weight's product and its gradient (a product and a
+// sum), the casts, the scale's two products (the row sums of one), the mean's expanded gradient,
+// pow's backward (grad * (2 * x.pow(1)): a copy and two products) and the sum of the input's two
+// gradients.
 void PassEmitter::norm_backward(const std::string& name) {
-  const double x = s_.norm_tokens, h = s_.hidden, e = s_.element_bytes;
-  memory(name + ".bwd", trace::NORMALIZATION, x * h * e * 3);
-  memory(name + ".bwd.params", trace::REDUCTION, x * h * e * 2);
+  const double n = s_.norm_tokens * s_.hidden, e = s_.element_bytes, f = 4;
+  if (!eager_ops() || s_.job->model.norm != Norm::rmsnorm) {
+    memory(name + ".bwd", trace::NORMALIZATION, n * e * 3);
+    memory(name + ".bwd.params", trace::REDUCTION, n * e * 2);
+    return;
+  }
+  memory(name + ".bwd", trace::ELEMENTWISE, n * e * 2);  // the gradient times the weight
+  memory(name + ".bwd.params.mul", trace::ELEMENTWISE, n * e * 3);
+  memory(name + ".bwd.params", trace::REDUCTION, n * e);
+  memory(name + ".bwd.type_as", trace::ELEMENTWISE, n * (e + f));
+  memory(name + ".bwd.scale", trace::ELEMENTWISE, n * f * 2);
+  memory(name + ".bwd.scale.rows_mul", trace::ELEMENTWISE, n * f * 3);
+  memory(name + ".bwd.scale.rows", trace::REDUCTION, n * f);
+  memory(name + ".bwd.mean", trace::ELEMENTWISE, n * f);
+  memory(name + ".bwd.pow.copy", trace::ELEMENTWISE, n * f * 2);
+  memory(name + ".bwd.pow.scale", trace::ELEMENTWISE, n * f * 2);
+  memory(name + ".bwd.pow", trace::ELEMENTWISE, n * f * 3);
+  memory(name + ".bwd.sum", trace::ELEMENTWISE, n * f * 3);
+  memory(name + ".bwd.float", trace::ELEMENTWISE, n * (f + e));
+}
+
+// Rotary embeddings on Q and K: one fused kernel each way (Transformer Engine's, Apex's, Inductor's).
+// Eager, as torchtitan writes them (apply_rotary_emb): each of Q and K cast to fp32 and viewed as
+// complex, multiplied by the frequencies, cast back; the backward the same three ops.
+void PassEmitter::rotary_forward(const std::string& name) {
+  const double t = s_.tokens, e = s_.element_bytes, f = 4;
+  const double q = t * s_.heads_local * s_.head_dim, k = t * s_.kv_heads_local * s_.head_dim;
+  if (!eager_ops()) {
+    memory(name, trace::ELEMENTWISE, (q + k) * e * 2);
+    return;
+  }
+  for (const auto& [part, n] : {std::pair<const char*, double>{".q", q}, {".k", k}}) {
+    memory(name + part + ".float", trace::ELEMENTWISE, n * (e + f));
+    memory(name + part, trace::ELEMENTWISE, n * f * 2);
+    memory(name + part + ".type_as", trace::ELEMENTWISE, n * (f + e));
+  }
+}
+
+void PassEmitter::rotary_backward(const std::string& name) {
+  const double t = s_.tokens, e = s_.element_bytes, f = 4;
+  const double q = t * s_.heads_local * s_.head_dim, k = t * s_.kv_heads_local * s_.head_dim;
+  if (!eager_ops()) {
+    memory(name + ".bwd", trace::ELEMENTWISE, (q + k) * e * 2);
+    return;
+  }
+  for (const auto& [part, n] : {std::pair<const char*, double>{".q", q}, {".k", k}}) {
+    memory(name + part + ".bwd.type_as", trace::ELEMENTWISE, n * (e + f));
+    memory(name + part + ".bwd", trace::ELEMENTWISE, n * f * 2);
+    memory(name + part + ".bwd.float", trace::ELEMENTWISE, n * (f + e));
+  }
 }
 
 void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
@@ -341,7 +412,14 @@ void PassEmitter::activation_forward(const std::string& base, double elements) {
   const double e = s_.element_bytes;
   switch (s_.activation) {
   case Activation::gelu: memory(base + "gelu", trace::ELEMENTWISE, elements * e * 2); return;
-  case Activation::swiglu: memory(base + "swiglu", trace::ELEMENTWISE, elements * e * 3); return;
+  case Activation::swiglu:
+    if (eager_ops()) {  // F.silu(w1(x)) * w3(x): the SiLU, then the product
+      memory(base + "silu", trace::ELEMENTWISE, elements * e * 2);
+      memory(base + "swiglu", trace::ELEMENTWISE, elements * e * 3);
+      return;
+    }
+    memory(base + "swiglu", trace::ELEMENTWISE, elements * e * 3);
+    return;
   case Activation::squared_relu:
     memory(base + "relu", trace::ELEMENTWISE, elements * e * 2);
     memory(base + "square", trace::ELEMENTWISE, elements * e * 2);
@@ -353,7 +431,15 @@ void PassEmitter::activation_backward(const std::string& base, const std::string
   const double e = s_.element_bytes;
   switch (s_.activation) {
   case Activation::gelu: memory(backward_name, trace::ELEMENTWISE, elements * e * 3); return;
-  case Activation::swiglu: memory(backward_name, trace::ELEMENTWISE, elements * e * 4); return;
+  case Activation::swiglu:
+    if (eager_ops()) {  // the product's two gradients, then SiLU's backward
+      memory(base + "swiglu.bwd.w3", trace::ELEMENTWISE, elements * e * 3);
+      memory(base + "swiglu.bwd.silu", trace::ELEMENTWISE, elements * e * 3);
+      memory(backward_name, trace::ELEMENTWISE, elements * e * 3);
+      return;
+    }
+    memory(backward_name, trace::ELEMENTWISE, elements * e * 4);
+    return;
   case Activation::squared_relu:
     memory(base + "square.bwd.pow", trace::ELEMENTWISE, elements * e * 2);
     memory(base + "square.bwd.scale", trace::ELEMENTWISE, elements * e * 2);
@@ -457,7 +543,7 @@ void PassEmitter::layer_forward(const std::string& p) {
   const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   gather_parameters(p);
-  memory(p + "norm1", trace::NORMALIZATION, x * h * e * 2);
+  norm_forward(p + "norm1");
   column_parallel_forward(p + "attention.input", p + "qkv", qkv);
   // Megatron-Core's attention into Transformer Engine (`te`, core 0.9 SelfAttention): the fused QKV
   // output is split by KV group, and with grouped-query attention the query's reshape to
@@ -465,24 +551,58 @@ void PassEmitter::layer_forward(const std::string& p) {
   // gradients again (TE's _SplitAlongDim: they are separate tensors by then).
   if (s_.job->training.attention == AttentionKernel::te && s_.kv_heads_local < s_.heads_local)
     memory(p + "attention.query_copy", trace::MEMCPY, t * s_.heads_local * s_.head_dim * e * 2);
-  if (s_.rotary)  // rotary embeddings on Q and K
-    memory(p + "rotary", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
+  if (s_.rotary)
+    rotary_forward(p + "rotary");
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
   row_parallel_forward(p + "attention.out", s_.heads_local * s_.head_dim, s_.job->parallel.tp_overlap_sms.proj_fprop);
   memory(p + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
-  memory(p + "norm2", trace::NORMALIZATION, x * h * e * 2);
+  norm_forward(p + "norm2");
   mlp_forward(p);
   memory(p + "dropout_add2", trace::ELEMENTWISE, x * h * (3 * e + 1));
+}
+
+// torchtitan's per-op policy (selective_ac_option 'op'): before a block's backward its forward runs
+// again, all but the attention kernel and the matmuls the policy kept. It keeps every other matmul
+// in call order: of a Llama block's wq, wk, wv, wo, w1, w3, w2 the even ones (wk, wo, w3) run
+// again, with the norms, rotary embeddings, residual add and activation between them. FP8 linears
+// are torch._scaled_mm, which the policy does not keep: all of them run again. What the backward
+// does not need (a GELU MLP's down projection, the block's last residual add) is not rerun
+// (PyTorch's early stop). The sequence-parallel gathers the rerun GEMMs need are not repeated.
+void PassEmitter::recompute_unkept_ops(const std::string& p) {
+  const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
+  const bool every_linear = s_.job->training.dtype == DataType::fp8;
+  const std::string r = p + "recompute.";
+  norm_forward(r + "norm1");
+  const double k_width = s_.kv_heads_local * s_.head_dim;
+  const double qkv_width = every_linear ? (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim : k_width;
+  fp8_cast(r + "qkv.input", t * h);
+  gemm(r + (every_linear ? "qkv" : "k"), t, qkv_width, h);
+  if (s_.rotary)
+    rotary_forward(r + "rotary");
+  fp8_cast(r + "attention.out.input", t * s_.heads_local * s_.head_dim);
+  gemm(r + "attention.out", t, h, s_.heads_local * s_.head_dim);
+  memory(r + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
+  norm_forward(r + "norm2");
+  // Gated: w1 kept, w3 again; not gated: the up projection kept (every_linear: again).
+  const double up_width = s_.gated ? s_.ffn_local * (every_linear ? 2 : 1) : every_linear ? s_.ffn_local : 0;
+  if (up_width > 0) {
+    fp8_cast(r + "mlp.up.input", t * h);
+    gemm(r + "mlp.up", t, up_width, h);
+  }
+  activation_forward(r + "mlp.", t * s_.ffn_local);
 }
 
 void PassEmitter::layer_backward(const std::string& p) {
   const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   const Recompute recompute = s_.job->training.recompute;
+  const bool op_policy = recompute == Recompute::selective && s_.job->training.selective == SelectiveRecompute::op;
   if (recompute == Recompute::full)
     layer_forward(p + "recompute.");
   gather_parameters(p + "bwd.");
+  if (op_policy)
+    recompute_unkept_ops(p);
   memory(p + "dropout_add2.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
   mlp_backward(p);
   norm_backward(p + "norm2");
@@ -492,14 +612,14 @@ void PassEmitter::layer_backward(const std::string& p) {
   row_parallel_backward(p + "attention.out", s_.heads_local * s_.head_dim, h);
   if (recompute == Recompute::selective && s_.job->training.attention == AttentionKernel::unfused) {
     unfused_attention(p + "recompute.", false);  // the core attention Korthikanti et al. recompute
-  } else if (recompute == Recompute::selective) {
+  } else if (recompute == Recompute::selective && !op_policy) {
     // Selective recomputation re-runs the attention core (its KV ring too) before its backward.
     attention_ring(fused_attention(KernelShape::attention_forward), p + "attention.recompute", p + "kv.recompute",
                    kv_block_bytes());
   }
   attention_backward(p);
   if (s_.rotary)
-    memory(p + "rotary.bwd", trace::ELEMENTWISE, t * (s_.heads_local + s_.kv_heads_local) * s_.head_dim * e * 2);
+    rotary_backward(p + "rotary");
   if (s_.job->training.attention == AttentionKernel::te)
     memory(p + "qkv.grad_concat", trace::MEMCPY, t * qkv * e * 2);
   column_parallel_backward(p + "qkv", h, qkv);
@@ -520,7 +640,7 @@ void PassEmitter::embedding_forward() {
 
 void PassEmitter::head_forward() {
   const double h = s_.hidden, e = s_.element_bytes, t = s_.tokens, v = s_.vocab_local;
-  memory("final_norm", trace::NORMALIZATION, s_.norm_tokens * h * e * 2);
+  norm_forward("final_norm");
   tp_gather_input("lm_head.input");
   {
     const SixteenBit sixteen_bit(*this);  // Megatron's output layer is not an FP8 linear

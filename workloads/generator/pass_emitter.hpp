@@ -110,6 +110,8 @@ private:
   // named after `base` ("layer3.mlp."); `backward_name`: the fused backward's name.
   void activation_forward(const std::string& base, double elements);
   void activation_backward(const std::string& base, const std::string& backward_name, double elements);
+  // torchtitan's per-op selective recomputation, before a layer's backward (SelectiveRecompute::op).
+  void recompute_unkept_ops(const std::string& prefix);
   void fp8_cast(const std::string& name, double elements);
   // GEMMs emitted while one is alive stay in 16 bits in an fp8 recipe.
   struct SixteenBit {
@@ -120,7 +122,12 @@ private:
     PassEmitter& e_;
     bool was_;
   };
+  void norm_forward(const std::string& name);
   void norm_backward(const std::string& name);
+  void rotary_forward(const std::string& name);  // on Q and K
+  void rotary_backward(const std::string& name);
+  // Without torch.compile a block's RMSNorm, rotary embeddings and SwiGLU run op by op.
+  bool eager_ops() const { return !s_.job->training.compile; }
   void accumulate_gradients(const std::string& prefix);
   void embedding_backward();
   void sort_by_local_expert(const std::string& name, double routed_tokens);

@@ -28,6 +28,8 @@ const char* schedule_name(PipelineSchedule s) {
   return "?";
 }
 
+const char* selective_name(SelectiveRecompute s) { return s == SelectiveRecompute::op ? "op" : "attention"; }
+
 const char* recompute_name(Recompute r) {
   switch (r) {
   case Recompute::none: return "none";
@@ -60,6 +62,7 @@ Settings resolved_settings(const TrainingJob& job) {
   add("model.tied_embeddings", word(m.tied_embeddings));
   add("model.bias", word(m.bias));
   add("model.rotary", word(m.rotary));
+  add("model.norm", norm_name(m.norm));
   if (m.experts > 0) {
     count("model.moe.experts", m.experts);
     count("model.moe.top_k", m.top_k);
@@ -70,6 +73,8 @@ Settings resolved_settings(const TrainingJob& job) {
   count("training.micro_batch", t.micro_batch);
   add("training.dtype", data_type_name(t.dtype));
   add("training.recompute", recompute_name(t.recompute));
+  add("training.selective", selective_name(t.selective));
+  add("training.compile", word(t.compile));
   add("training.attention", attention_kernel_name(t.attention));
   add("training.grad_accumulation_fusion", word(t.grad_accumulation_fusion));
   add("training.fused_cross_entropy", word(t.fused_cross_entropy));

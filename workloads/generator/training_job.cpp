@@ -137,6 +137,9 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
     require(p.dp % p.ep == 0, job, "ep (" + num(p.ep) + ") does not divide dp (" + num(p.dp) + ")",
             "expert parallelism is carved out of the data-parallel ranks (as in Megatron-LM): pick ep dividing dp");
   }
+  require(!(t.recompute == Recompute::selective && t.selective == SelectiveRecompute::op && m.experts > 0), job,
+          "training.selective: op (torchtitan's per-op policy) is modelled for dense blocks only, and this model has experts",
+          "use selective: attention, or recompute: full");
   require(p.zero <= 3, job, "parallel.zero is " + num(p.zero) + "", "use 0, 1 (distributed optimizer), 2 or 3");
   require(p.bucket_mb > 0, job, "parallel.bucket_mb must be greater than 0", "25 is PyTorch's default");
   require(world_size(job) <= platform_gpus, job,

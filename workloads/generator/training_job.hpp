@@ -14,6 +14,11 @@
 namespace echo::workloads {
 
 enum class Recompute { none, selective, full };
+// What selective recomputation recomputes. `attention`: the attention core (Korthikanti et al.;
+// Megatron-LM, NeMo). `op`: torchtitan's per-op policy (selective_ac_option = 'op'): it keeps the
+// outputs of the attention kernel and of every other matmul of a block, in call order, and
+// recomputes everything else of the block's forward before its backward.
+enum class SelectiveRecompute { attention, op };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 
 struct TrainingSpec {
@@ -21,6 +26,11 @@ struct TrainingSpec {
   std::uint32_t micro_batch = 1;
   DataType dtype = DataType::bf16;
   Recompute recompute = Recompute::none;
+  SelectiveRecompute selective = SelectiveRecompute::attention;  // with recompute: selective
+  // true: a block's norms, rotary embeddings and activation are single fused kernels (Transformer
+  // Engine's, Apex's, Megatron's fusions, or torch.compile's Inductor); false: PyTorch runs them op
+  // by op (torchtitan without torch.compile; pass_emitter.cpp has the chains).
+  bool compile = true;
   AttentionKernel attention = AttentionKernel::flash;
   // true: the weight-gradient GEMM adds into the fp32 gradient buffer (Megatron's
   // --gradient-accumulation-fusion); false: one add kernel per parameter tensor per micro-batch.
