@@ -723,6 +723,24 @@ TEST_CASE("memory and traffic follow the gradient and optimizer types (NeMo's bf
   CHECK(dp_bytes(job) == test::Approx(dp_bytes(fp32_job) / 2).epsilon(0.01));
 }
 
+TEST_CASE("ZeRO-3 gathers a layer's parameters once per pass, also when full recomputation reruns its forward") {
+  for (const Recompute recompute : {Recompute::none, Recompute::full}) {
+    TrainingJob job = small_job(1, 1, 4);
+    job.training.global_batch = 4;  // one micro-batch a rank
+    job.training.recompute = recompute;
+    job.parallel.zero = 3;
+    job.merge_kernels = false;
+    check_training_job(job, 4, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    int gathers = 0;
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.has_collective() && t.name().rfind("layer3.", 0) == 0 && t.collective().op() == trace::ALL_GATHER)
+        ++gathers;
+    CAPTURE(static_cast<int>(recompute));
+    CHECK(gathers == 2);  // forward and backward
+  }
+}
+
 TEST_CASE("ZeRO-1 with overlap: the parameters are gathered bucket by bucket, each waited for where the forward first uses it") {
   TrainingJob job = small_job(1, 1, 4);
   job.parallel.zero = 1;

@@ -598,9 +598,12 @@ void PassEmitter::layer_backward(const std::string& p) {
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   const Recompute recompute = s_.job->training.recompute;
   const bool op_policy = recompute == Recompute::selective && s_.job->training.selective == SelectiveRecompute::op;
+  // Full recomputation's forward gathers the layer's parameters (FSDP's pre-forward hook); its
+  // backward then finds them gathered: FSDP unshards a layer once per backward either way.
   if (recompute == Recompute::full)
     layer_forward(p + "recompute.");
-  gather_parameters(p + "bwd.");
+  else
+    gather_parameters(p + "bwd.");
   if (op_policy)
     recompute_unkept_ops(p);
   memory(p + "dropout_add2.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
