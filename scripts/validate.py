@@ -17,9 +17,13 @@ Datasets and how a row becomes a job (each dataset's framework recipe, as its so
 
 - vtrain-multi (held out, not in ../shared/data; only with --vtrain-multi CSV): vTrain's multi-node
   runs, 64-512 A100s, Megatron-DeepSpeed as above, 4 x 200 Gb/s NICs a node.
+- foundry-h100 (held out, not in ../shared/data; only with --foundry-h100 README): llm-foundry's H100
+  tables (its scripts/train/benchmarking/README.md), MPT with FSDP as each row says, gradients
+  reduced in fp32 (Composer's DEFAULT mixed precision), 8-512 H100s.
 
   scripts/validate.py [--datasets vtrain,dgxc,...] [--rows N] [--echo build/echo-des] [--markdown]
                       [--vtrain-multi ground_truth_multi.csv]
+                      [--foundry-h100 llm-foundry/scripts/train/benchmarking/README.md]
 
 --rows N takes N rows per dataset, evenly spread over the file (deterministic); 0 takes all.
 """
@@ -126,7 +130,7 @@ def foundry_rows():
                         {"layers": r["n_layers"], "hidden": r["d_model"], "heads": r["n_heads"], "vocab": 50368, "seq_len": r["SeqLen (T)"]},
                         {"global_batch": r["GlobalBatchSize"], "micro_batch": r["MicroBatchSize"], "dtype": "bf16",
                          "recompute": "full" if r["Activation Checkpointing"] == "True" else "none", "framework": "fsdp",
-                         "attention": "flash1"},
+                         "attention": "flash1", "grad_dtype": "bf16" if r["MP Mode"] == "PURE" else "fp32"},
                         {"tp": 1, "pp": 1, "dp": gpus}), seconds
 
 
@@ -151,8 +155,58 @@ def vtrain_multi_rows():
                         {"tp": tp, "pp": pp, "dp": dp}), float(r["iteration time (ms)"]) / 1e3
 
 
+FOUNDRY_H100_README = None  # --foundry-h100
+
+
+def mpt_dims():
+    """MPT's layers, width and heads by model name, as ../shared/data's llm-foundry table gives them."""
+    dims = {}
+    for r in csv.DictReader(open(os.path.join(DATA, "llm-foundry-a100.csv"))):
+        dims[r["Model"]] = (r["n_layers"], r["d_model"], r["n_heads"])
+    return dims
+
+
+def markdown_rows(text, heading):
+    """The rows of the markdown table under `heading` (a line starting with it), as dicts."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == heading)
+    header = [c.strip() for c in lines[start + 1].strip().strip("|").split("|")]
+    for line in lines[start + 3:]:
+        if not line.strip().startswith("|"):
+            break
+        yield dict(zip(header, (c.strip() for c in line.strip().strip("|").split("|"))))
+
+
+def foundry_h100_rows():
+    """llm-foundry's H100 tables (scripts/train/benchmarking/README.md of mosaicml/llm-foundry, not in
+    ../shared/data: give the file with --foundry-h100). MPT on DGX-class H100 nodes, FSDP as each row
+    says (FULL_SHARD: ZeRO-3, SHARD_GRAD_OP: ZeRO-2), amp_bf16 with Composer's DEFAULT mixed precision
+    (gradients reduced in fp32). Attention: the Triton FlashAttention of the submit script's default
+    (`flash1`), except where the large-scale sweep (scripts/train/benchmarking/sweep.py, Jan 2024) asked
+    for `--attn_impl flash` (FlashAttention-2: 1b, 3b, 7b, 70b)."""
+    if not FOUNDRY_H100_README:
+        return
+    text = open(FOUNDRY_H100_README).read()
+    dims = mpt_dims()
+    for heading, large in (("## H100 80GB BF16 (Large Scale, >= 128 GPUs)", True), ("## H100 80GB BF16", False)):
+        for r in markdown_rows(text, heading):
+            gpus = int(r["# GPUs"])
+            layers, hidden, heads = dims[r["Model"]]
+            attention = "flash" if large and r["Model"] in ("1b", "3b", "7b", "70b") else "flash1"
+            zero = 2 if r["Sharding Strategy"] == "SHARD_GRAD_OP" else 3
+            ckpt = r["Activation Checkpointing"] == "True"
+            name = f"MPT-{r['Model']} {gpus}xh100 seq{r['SeqLen (T)']} mb{r['MicroBatchSize']} ckpt={ckpt}"
+            seconds = float(r["GlobalBatchSize (T)"]) / float(r["Throughput (T/s)"])
+            yield name, job({"preset": "dgx-h100", "nodes": max(1, math.ceil(gpus / 8))},
+                            {"layers": layers, "hidden": hidden, "heads": heads, "vocab": 50368, "seq_len": r["SeqLen (T)"]},
+                            {"global_batch": r["GlobalBatchSize"], "micro_batch": r["MicroBatchSize"], "dtype": "bf16",
+                             "recompute": "full" if ckpt else "none", "framework": "fsdp", "attention": attention,
+                             "grad_dtype": "fp32"},
+                            {"tp": 1, "pp": 1, "dp": gpus, "zero": zero}), seconds
+
+
 DATASETS = {"vtrain": vtrain_rows, "dgxc": dgxc_rows, "foundry": foundry_rows, "megatron": megatron_rows,
-            "vtrain-multi": vtrain_multi_rows}
+            "vtrain-multi": vtrain_multi_rows, "foundry-h100": foundry_h100_rows}
 DEFAULT_DATASETS = ["vtrain", "dgxc", "foundry", "megatron"]  # vtrain-multi needs --vtrain-multi
 
 
@@ -198,6 +252,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", default=",".join(DEFAULT_DATASETS), help="of " + ", ".join(DATASETS))
     ap.add_argument("--vtrain-multi", metavar="CSV", help="vTrain's data/ground_truth_multi.csv, for the vtrain-multi dataset")
+    ap.add_argument("--foundry-h100", metavar="README",
+                    help="llm-foundry's scripts/train/benchmarking/README.md, for the foundry-h100 dataset")
     ap.add_argument("--rows", type=int, default=12, help="rows per dataset, evenly spread (0: all)")
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
     ap.add_argument("--worst", type=int, default=3)
@@ -206,8 +262,9 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", action="store_true", help="print every row's measured and predicted time as JSON (for tests)")
     args = ap.parse_args()
-    global VTRAIN_MULTI_CSV
+    global VTRAIN_MULTI_CSV, FOUNDRY_H100_README
     VTRAIN_MULTI_CSV = args.vtrain_multi
+    FOUNDRY_H100_README = args.foundry_h100
     def refuse(message):  # a mistake in the command line: exit 2, as echo-des does
         print(f"validate.py: {message}", file=sys.stderr)
         sys.exit(2)
@@ -219,6 +276,11 @@ def main():
                "https://github.com/VIA-Research/vTrain/blob/main/data/ground_truth_multi.csv and give it with --vtrain-multi")
     if args.vtrain_multi and not os.path.isfile(args.vtrain_multi):
         refuse(f"--vtrain-multi {args.vtrain_multi}: no such file")
+    if "foundry-h100" in args.datasets.split(",") and not args.foundry_h100:
+        refuse("the foundry-h100 dataset is not in ../shared/data: download "
+               "https://github.com/mosaicml/llm-foundry/blob/main/scripts/train/benchmarking/README.md and give it with --foundry-h100")
+    if args.foundry_h100 and not os.path.isfile(args.foundry_h100):
+        refuse(f"--foundry-h100 {args.foundry_h100}: no such file")
     summary = []
     every_row = []
     for name in args.datasets.split(","):

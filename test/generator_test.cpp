@@ -764,19 +764,20 @@ TEST_CASE("ZeRO-1 with overlap: the parameters are gathered bucket by bucket, ea
   CHECK(gathered_bytes == test::Approx(stage_parameters(s, 0) * 2).epsilon(1e-3));
   // Each gather is first waited for by a kernel of its own, in the order of the gathers: the
   // embedding waits for the first only, and later layers for the later ones.
-  std::vector<std::size_t> waiter(gathers.size(), tasks.size());
+  const auto task_count = static_cast<std::size_t>(tasks.size());
+  std::vector<std::size_t> waiter(gathers.size(), task_count);
   std::vector<std::string> waiter_name(gathers.size());
-  for (std::size_t i = 0; i < static_cast<std::size_t>(tasks.size()); ++i)
+  for (std::size_t i = 0; i < task_count; ++i)
     for (std::uint64_t d : tasks[static_cast<int>(i)].deps())
       for (std::size_t b = 0; b < gathers.size(); ++b)
-        if (d == gathers[b] && waiter[b] == tasks.size() && !tasks[static_cast<int>(i)].has_collective()) {
+        if (d == gathers[b] && waiter[b] == task_count && !tasks[static_cast<int>(i)].has_collective()) {
           waiter[b] = i;
           waiter_name[b] = tasks[static_cast<int>(i)].name();
         }
   CHECK(waiter_name.front() == "embedding");
   for (std::size_t b = 1; b < gathers.size(); ++b) {
     CAPTURE(waiter_name[b]);
-    CHECK(waiter[b] < static_cast<std::size_t>(tasks.size()));
+    CHECK(waiter[b] < task_count);
     CHECK(waiter[b] > waiter[b - 1]);
     CHECK(waiter_name[b].rfind("layer", 0) == 0);
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/validate.py refuses a command-line mistake with a message that says what to do, and exit
-code 2: an unknown dataset, the vtrain-multi dataset without its file, a file that is not there. And
-it reads vTrain's file as published (it starts with a UTF-8 byte-order mark).
+code 2: an unknown dataset, a held-out dataset (vtrain-multi, foundry-h100) without its file, a file
+that is not there. And it reads the held-out files as published: vTrain's starts with a UTF-8
+byte-order mark, llm-foundry's H100 tables are markdown in its benchmarking README.
 
   validate_errors.py SOURCE_DIR [ECHO_BINARY]
 """
@@ -18,6 +19,8 @@ cases = [
     (["--datasets", "bogus"], "known: vtrain, dgxc"),
     (["--datasets", "vtrain-multi"], "give it with --vtrain-multi"),
     (["--datasets", "vtrain-multi", "--vtrain-multi", "/nonexistent/ground_truth_multi.csv"], "no such file"),
+    (["--datasets", "foundry-h100"], "give it with --foundry-h100"),
+    (["--datasets", "foundry-h100", "--foundry-h100", "/nonexistent/README.md"], "no such file"),
 ]
 failures = []
 for args, expected in cases:
@@ -34,6 +37,23 @@ out = subprocess.run([sys.executable, script, "--datasets", "vtrain-multi", "--v
 os.unlink(table.name)
 if out.returncode != 0 or [r["row"] for r in json.loads(out.stdout or "[]")] != ["3.6B tp1 pp1 dp64 mb8"]:
     failures.append(f"vtrain-multi with a byte-order mark: exit {out.returncode}, stderr {out.stderr.strip()[-300:]!r}")
+# llm-foundry's README: a table under its heading, header and rule lines, then rows; prose after.
+header = ("|  Model | SeqLen (T) | # GPUs | GPU | MFU | HFU | Model TFLOP | MicroBatchSize | GradAccum | GlobalBatchSize | "
+          "Throughput (S/s) | Throughput (T/s) | Throughput (T/s/GPU) | GlobalBatchSize (T) | Precision | MP Mode | "
+          "Sharding Strategy | Activation Checkpointing | Activation CPUOffload | NumParams |\n")
+rule = "|" + "  --- |" * 20 + "\n"
+with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as readme:
+    readme.write("# Benchmarks\n\n## H100 80GB BF16 (Large Scale, >= 128 GPUs)\n" + header + rule +
+                 "|  1b | 2048 | 8 | h100_80gb | 40.6 | 40.6 | 401 | 12 | 1 | 96 | 1 | 5647854 | 44123 | 196608 | amp_bf16 | DEFAULT | "
+                 "SHARD_GRAD_OP | False | False | 1315950592 |\n\n## H100 80GB BF16\n" + header + rule +
+                 "|  125m | 2048 | 8 | h100_80gb | 40 | 40 | 100 | 8 | 1 | 64 | 1 | 500000 | 62500 | 131072 | amp_bf16 | DEFAULT | "
+                 "FULL_SHARD | False | False | 125000000 |\n\nMore prose.\n")
+out = subprocess.run([sys.executable, script, "--datasets", "foundry-h100", "--foundry-h100", readme.name, "--rows", "0", "--json",
+                      "--echo", echo], capture_output=True, text=True)
+os.unlink(readme.name)
+rows = [r["row"] for r in json.loads(out.stdout or "[]")]
+if out.returncode != 0 or rows != ["MPT-1b 8xh100 seq2048 mb12 ckpt=False", "MPT-125m 8xh100 seq2048 mb8 ckpt=False"]:
+    failures.append(f"foundry-h100 tables: exit {out.returncode}, rows {rows}, stderr {out.stderr.strip()[-300:]!r}")
 for f in failures:
     print(f)
 sys.exit(1 if failures else 0)
