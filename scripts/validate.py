@@ -44,6 +44,12 @@ sys.path.insert(0, HERE)
 import megatron_check  # noqa: E402
 
 
+def refuse(message):
+    """A mistake in the command line or a missing input: exit 2, as echo-des does."""
+    print(f"validate.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def job(platform, model, training, parallel):
     def inline(d):
         return "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
@@ -160,8 +166,12 @@ FOUNDRY_H100_README = None  # --foundry-h100
 
 def mpt_dims():
     """MPT's layers, width and heads by model name, as ../shared/data's llm-foundry table gives them."""
+    table = os.path.join(DATA, "llm-foundry-a100.csv")
+    if not os.path.isfile(table):
+        refuse(f"the foundry-h100 dataset takes MPT's dimensions from {table}, which is not there: "
+               "put ../shared/data beside the checkout")
     dims = {}
-    for r in csv.DictReader(open(os.path.join(DATA, "llm-foundry-a100.csv"))):
+    for r in csv.DictReader(open(table)):
         dims[r["Model"]] = (r["n_layers"], r["d_model"], r["n_heads"])
     return dims
 
@@ -265,9 +275,6 @@ def main():
     global VTRAIN_MULTI_CSV, FOUNDRY_H100_README
     VTRAIN_MULTI_CSV = args.vtrain_multi
     FOUNDRY_H100_README = args.foundry_h100
-    def refuse(message):  # a mistake in the command line: exit 2, as echo-des does
-        print(f"validate.py: {message}", file=sys.stderr)
-        sys.exit(2)
     for name in args.datasets.split(","):
         if name not in DATASETS:
             refuse(f"unknown dataset `{name}`; known: {', '.join(DATASETS)}")

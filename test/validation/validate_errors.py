@@ -38,6 +38,8 @@ os.unlink(table.name)
 if out.returncode != 0 or [r["row"] for r in json.loads(out.stdout or "[]")] != ["3.6B tp1 pp1 dp64 mb8"]:
     failures.append(f"vtrain-multi with a byte-order mark: exit {out.returncode}, stderr {out.stderr.strip()[-300:]!r}")
 # llm-foundry's README: a table under its heading, header and rule lines, then rows; prose after.
+# MPT's dimensions come from ../shared/data's A100 table: without it, refused (exit 2), else parsed.
+mpt_table = os.path.join(source, "..", "shared", "data", "e2e", "llm-foundry-a100.csv")
 header = ("|  Model | SeqLen (T) | # GPUs | GPU | MFU | HFU | Model TFLOP | MicroBatchSize | GradAccum | GlobalBatchSize | "
           "Throughput (S/s) | Throughput (T/s) | Throughput (T/s/GPU) | GlobalBatchSize (T) | Precision | MP Mode | "
           "Sharding Strategy | Activation Checkpointing | Activation CPUOffload | NumParams |\n")
@@ -51,8 +53,11 @@ with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as readme:
 out = subprocess.run([sys.executable, script, "--datasets", "foundry-h100", "--foundry-h100", readme.name, "--rows", "0", "--json",
                       "--echo", echo], capture_output=True, text=True)
 os.unlink(readme.name)
-rows = [r["row"] for r in json.loads(out.stdout or "[]")]
-if out.returncode != 0 or rows != ["MPT-1b 8xh100 seq2048 mb12 ckpt=False", "MPT-125m 8xh100 seq2048 mb8 ckpt=False"]:
+rows = [r["row"] for r in json.loads(out.stdout or "[]")] if out.returncode == 0 else []
+if not os.path.isfile(mpt_table):
+    if out.returncode != 2 or "put ../shared/data beside the checkout" not in out.stderr:
+        failures.append(f"foundry-h100 without ../shared/data: exit {out.returncode}, stderr {out.stderr.strip()[-300:]!r}")
+elif out.returncode != 0 or rows != ["MPT-1b 8xh100 seq2048 mb12 ckpt=False", "MPT-125m 8xh100 seq2048 mb8 ckpt=False"]:
     failures.append(f"foundry-h100 tables: exit {out.returncode}, rows {rows}, stderr {out.stderr.strip()[-300:]!r}")
 for f in failures:
     print(f)
