@@ -869,6 +869,9 @@ TEST_CASE("a model given by its dimensions follows its activation: GPT-like with
   CHECK(run_error(kSmallJob, "--set workload.model.activation=relu").find("must be one of gelu, swiglu, squared_relu, got 'relu'") !=
         std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.model.bias=maybe").find("bias") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.model.rotary=perhaps").find("`rotary` must be true or false") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.model.norm=batchnorm").find("`norm` must be one of layernorm, rmsnorm") !=
+        std::string::npos);
 }
 
 TEST_CASE("bad generator jobs: a clear message and exit code 2") {
