@@ -153,7 +153,7 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
     const std::string r = one_of(t["recompute"], "recompute", {"none", "selective", "full"}, file);
     spec.recompute = r == "full" ? Recompute::full : r == "selective" ? Recompute::selective : Recompute::none;
   }
-  spec.selective = framework.selective_op ? workloads::SelectiveRecompute::op : workloads::SelectiveRecompute::attention;
+  spec.selective = framework.selective;
   if (t["selective"])
     spec.selective = one_of(t["selective"], "selective", {"attention", "op"}, file) == "op" ? workloads::SelectiveRecompute::op
                                                                                              : workloads::SelectiveRecompute::attention;

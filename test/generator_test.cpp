@@ -4,6 +4,7 @@
 #include "support/child_process.hpp"
 #include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
+#include "support/kernel_times.hpp"
 #include "support/temp_files.hpp"
 
 #include "core/simulation.hpp"
@@ -40,16 +41,7 @@ TrainingJob small_job(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp) {
   return job;
 }
 
-// Each kernel's time in us, by name, in the first template of a job checked for `gpus` H100s.
-std::map<std::string, double> kernel_us(TrainingJob job, std::uint32_t gpus) {
-  job.merge_kernels = false;
-  check_training_job(job, gpus, *gpu_preset("h100"));
-  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
-  std::map<std::string, double> us;
-  for (const auto& t : g.trace.templates(0).tasks())
-    us.emplace(t.name(), t.compute().duration_ns() / 1e3);
-  return us;
-}
+using test::kernel_us;
 
 std::string check_error(TrainingJob job, std::uint32_t gpus = 64, const std::string& gpu = "A100-SXM4-80GB") {
   try {

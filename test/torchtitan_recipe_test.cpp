@@ -3,6 +3,7 @@
 #include "support/approx.hpp"
 #include "support/cli_json.hpp"
 #include "support/cli_runner.hpp"
+#include "support/kernel_times.hpp"
 #include "support/temp_files.hpp"
 
 #include "workloads/generator/compute_model.hpp"
@@ -34,16 +35,8 @@ TrainingJob llama_job(bool compile) {
   return job;
 }
 
-// Each kernel's time in us, by name, in the first template.
-std::map<std::string, double> kernel_us(TrainingJob job) {
-  check_training_job(job, 8, *gpu_preset("h100"));
-  const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
-  std::map<std::string, double> us;
-  for (const auto& t : g.trace.templates(0).tasks())
-    if (t.has_compute())
-      us.emplace(t.name(), t.compute().duration_ns() / 1e3);
-  return us;
-}
+// Each task's time in us, by name, on the 8 GPUs llama_job lays out.
+std::map<std::string, double> kernel_us(const TrainingJob& job) { return test::kernel_us(job, 8); }
 
 double sum_prefixed(const std::map<std::string, double>& us, const std::string& prefix) {
   double total = 0;

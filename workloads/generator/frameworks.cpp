@@ -88,7 +88,7 @@ std::vector<Framework> table() {
   // Its selective activation checkpointing (torchtitan/distributed/activation_checkpoint.py, and
   // parallelisms/parallelize_llama.py of Dec 2024: selective_ac_option = 'op', the llama3 configs'
   // default) keeps every other matmul's output and the attention's, and recomputes the rest.
-  titan.selective_op = true;
+  titan.selective = SelectiveRecompute::op;
   titan.compile = false;  // train_configs: compile = false unless asked
   t.push_back(titan);
 

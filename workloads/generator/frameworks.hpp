@@ -13,6 +13,13 @@
 
 namespace echo::workloads {
 
+// What selective recomputation recomputes. `attention`: the attention core (Korthikanti et al.;
+// Megatron-LM, NeMo). `op`: torchtitan's per-op policy (selective_ac_option = 'op'): it keeps the
+// outputs of the attention kernel and of every other matmul of a block, in call order, and
+// recomputes everything else of the block's forward before its backward.
+enum class SelectiveRecompute { attention, op };
+inline const char* selective_name(SelectiveRecompute s) { return s == SelectiveRecompute::op ? "op" : "attention"; }
+
 // The host thread of each rank (host_thread.hpp): seconds of host time per launch, by who launches
 // it, and where it waits for the GPU.
 struct HostModel {
@@ -43,7 +50,7 @@ struct Framework {
   bool pipeline = true;  // can it run pipeline parallelism at all
   bool grad_accumulation_fusion = true;  // TrainingSpec::grad_accumulation_fusion
   bool fused_cross_entropy = false;      // TrainingSpec::fused_cross_entropy
-  bool selective_op = false;             // TrainingSpec::selective is `op` (torchtitan)
+  SelectiveRecompute selective = SelectiveRecompute::attention;  // TrainingSpec::selective
   bool compile = true;                   // TrainingSpec::compile
 };
 

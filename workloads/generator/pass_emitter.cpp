@@ -154,7 +154,7 @@ void PassEmitter::bias_grad(const std::string& name, double out) {
 // op, most over fp32 copies of the input.
 void PassEmitter::norm_forward(const std::string& name) {
   const double n = s_.norm_tokens * s_.hidden, rows = s_.norm_tokens, e = s_.element_bytes, f = 4;
-  if (!eager_ops() || s_.job->model.norm != Norm::rmsnorm) {
+  if (!eager_rmsnorm()) {
     memory(name, trace::NORMALIZATION, n * e * 2);
     return;
   }
@@ -176,7 +176,7 @@ void PassEmitter::norm_forward(const std::string& name) {
 // gradients.
 void PassEmitter::norm_backward(const std::string& name) {
   const double n = s_.norm_tokens * s_.hidden, e = s_.element_bytes, f = 4;
-  if (!eager_ops() || s_.job->model.norm != Norm::rmsnorm) {
+  if (!eager_rmsnorm()) {
     memory(name + ".bwd", trace::NORMALIZATION, n * e * 3);
     memory(name + ".bwd.params", trace::REDUCTION, n * e * 2);
     return;
@@ -198,32 +198,19 @@ void PassEmitter::norm_backward(const std::string& name) {
 
 // Rotary embeddings on Q and K: one fused kernel each way (Transformer Engine's, Apex's, Inductor's).
 // Eager, as torchtitan writes them (apply_rotary_emb): each of Q and K cast to fp32 and viewed as
-// complex, multiplied by the frequencies, cast back; the backward the same three ops.
-void PassEmitter::rotary_forward(const std::string& name) {
+// complex, multiplied by the frequencies, cast back; the backward the same three ops in reverse.
+void PassEmitter::rotary(const std::string& name, bool backward) {
   const double t = s_.tokens, e = s_.element_bytes, f = 4;
   const double q = t * s_.heads_local * s_.head_dim, k = t * s_.kv_heads_local * s_.head_dim;
+  const std::string pass = backward ? ".bwd" : "";
   if (!eager_ops()) {
-    memory(name, trace::ELEMENTWISE, (q + k) * e * 2);
+    memory(name + pass, trace::ELEMENTWISE, (q + k) * e * 2);
     return;
   }
   for (const auto& [part, n] : {std::pair<const char*, double>{".q", q}, {".k", k}}) {
-    memory(name + part + ".float", trace::ELEMENTWISE, n * (e + f));
-    memory(name + part, trace::ELEMENTWISE, n * f * 2);
-    memory(name + part + ".type_as", trace::ELEMENTWISE, n * (f + e));
-  }
-}
-
-void PassEmitter::rotary_backward(const std::string& name) {
-  const double t = s_.tokens, e = s_.element_bytes, f = 4;
-  const double q = t * s_.heads_local * s_.head_dim, k = t * s_.kv_heads_local * s_.head_dim;
-  if (!eager_ops()) {
-    memory(name + ".bwd", trace::ELEMENTWISE, (q + k) * e * 2);
-    return;
-  }
-  for (const auto& [part, n] : {std::pair<const char*, double>{".q", q}, {".k", k}}) {
-    memory(name + part + ".bwd.type_as", trace::ELEMENTWISE, n * (e + f));
-    memory(name + part + ".bwd", trace::ELEMENTWISE, n * f * 2);
-    memory(name + part + ".bwd.float", trace::ELEMENTWISE, n * (f + e));
+    memory(name + part + (backward ? ".bwd.type_as" : ".float"), trace::ELEMENTWISE, n * (e + f));
+    memory(name + part + pass, trace::ELEMENTWISE, n * f * 2);
+    memory(name + part + (backward ? ".bwd.float" : ".type_as"), trace::ELEMENTWISE, n * (f + e));
   }
 }
 
@@ -552,7 +539,7 @@ void PassEmitter::layer_forward(const std::string& p) {
   if (s_.job->training.attention == AttentionKernel::te && s_.kv_heads_local < s_.heads_local)
     memory(p + "attention.query_copy", trace::MEMCPY, t * s_.heads_local * s_.head_dim * e * 2);
   if (s_.rotary)
-    rotary_forward(p + "rotary");
+    rotary(p + "rotary", false);
   attention_forward(p);
   fp8_cast(p + "attention.out.input", t * s_.heads_local * s_.head_dim);
   row_parallel_forward(p + "attention.out", s_.heads_local * s_.head_dim, s_.job->parallel.tp_overlap_sms.proj_fprop);
@@ -579,7 +566,7 @@ void PassEmitter::recompute_unkept_ops(const std::string& p) {
   fp8_cast(r + "qkv.input", t * h);
   gemm(r + (every_linear ? "qkv" : "k"), t, qkv_width, h);
   if (s_.rotary)
-    rotary_forward(r + "rotary");
+    rotary(r + "rotary", false);
   fp8_cast(r + "attention.out.input", t * s_.heads_local * s_.head_dim);
   gemm(r + "attention.out", t, h, s_.heads_local * s_.head_dim);
   memory(r + "dropout_add1", trace::ELEMENTWISE, x * h * (3 * e + 1));
@@ -622,7 +609,7 @@ void PassEmitter::layer_backward(const std::string& p) {
   }
   attention_backward(p);
   if (s_.rotary)
-    rotary_backward(p + "rotary");
+    rotary(p + "rotary", true);
   if (s_.job->training.attention == AttentionKernel::te)
     memory(p + "qkv.grad_concat", trace::MEMCPY, t * qkv * e * 2);
   column_parallel_backward(p + "qkv", h, qkv);

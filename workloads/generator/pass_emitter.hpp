@@ -124,10 +124,11 @@ private:
   };
   void norm_forward(const std::string& name);
   void norm_backward(const std::string& name);
-  void rotary_forward(const std::string& name);  // on Q and K
-  void rotary_backward(const std::string& name);
-  // Without torch.compile a block's RMSNorm, rotary embeddings and SwiGLU run op by op.
+  void rotary(const std::string& name, bool backward);  // on Q and K
+  // Without torch.compile a block's RMSNorm, rotary embeddings and SwiGLU run op by op (a LayerNorm
+  // is one kernel even then).
   bool eager_ops() const { return !s_.job->training.compile; }
+  bool eager_rmsnorm() const { return eager_ops() && s_.job->model.norm == Norm::rmsnorm; }
   void accumulate_gradients(const std::string& prefix);
   void embedding_backward();
   void sort_by_local_expert(const std::string& name, double routed_tokens);

@@ -28,8 +28,6 @@ const char* schedule_name(PipelineSchedule s) {
   return "?";
 }
 
-const char* selective_name(SelectiveRecompute s) { return s == SelectiveRecompute::op ? "op" : "attention"; }
-
 const char* recompute_name(Recompute r) {
   switch (r) {
   case Recompute::none: return "none";

@@ -14,11 +14,6 @@
 namespace echo::workloads {
 
 enum class Recompute { none, selective, full };
-// What selective recomputation recomputes. `attention`: the attention core (Korthikanti et al.;
-// Megatron-LM, NeMo). `op`: torchtitan's per-op policy (selective_ac_option = 'op'): it keeps the
-// outputs of the attention kernel and of every other matmul of a block, in call order, and
-// recomputes everything else of the block's forward before its backward.
-enum class SelectiveRecompute { attention, op };
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 
 struct TrainingSpec {

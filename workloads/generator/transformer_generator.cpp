@@ -62,7 +62,9 @@ public:
 
   void build() {
     const std::uint32_t chunks = p_.virtual_stages, m = micro_batches(job_);
-    grads_done_.assign(chunks, {});
+    // Until the last backward of a chunk, none of its gradients is complete (the parameter gathers
+    // read the buckets before any backward is built).
+    grads_done_.assign(chunks, std::vector<TaskId>(chunk_spec(stage_).layers, kNoTask));
     embedding_done_.assign(chunks, kNoTask);
     head_done_.assign(chunks, kNoTask);
     b_.set_collective_launch_cost(job_.host.collective_op_s);
@@ -179,7 +181,7 @@ private:
       add(s_.embedding_params() + s_.hidden, 0, head_done_[chunk], spec.layers + 1);
     const double expert = expert_apart() ? s_.expert_params() : 0;
     for (std::uint32_t l = spec.layers; l-- > 0;)
-      add(s_.layer_params() - expert, expert, l < grads_done_[chunk].size() ? grads_done_[chunk][l] : kNoTask, l + 1);
+      add(s_.layer_params() - expert, expert, grads_done_[chunk][l], l + 1);
     if (spec.embedding)
       add(s_.embedding_params(), 0, embedding_done_[chunk], 0);
     if (open.dense + open.expert > 0)
