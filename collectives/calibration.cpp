@@ -37,6 +37,7 @@ Calibration calibration_of(const platforms::RouteOracle& platform, const std::st
     c.p2p_channel_GBps[k] = read(platform, source, std::string("nccl.p2p_channel_bw.") + kKinds[k], 0.0, 0.0, 1e5);
   }
   c.coll_channel_net_GBps = read(platform, source, "nccl.coll_channel_bw.net", 0.0, 0.0, 1e5);
+  c.p2p_peer_net_us = read(platform, source, "nccl.p2p_peer_us.net", 0.0, 0.0, 1e4);
   c.ll_efficiency = read(platform, source, "nccl.efficiency.ll", 1.0, 1e-6, 1.0);
   c.ll128_efficiency = read(platform, source, "nccl.efficiency.ll128", 1.0, 1e-6, 1.0);
   c.nvls_efficiency = read(platform, source, "nccl.efficiency.nvls", 1.0, 1e-6, 1.0);

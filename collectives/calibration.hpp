@@ -18,6 +18,11 @@
 //                               the link). NCCL gives a peer's send/recv a few channels of its
 //                               own (p2p_channels.hpp), collectives many: one peer alone may stay
 //                               well below a fast NIC that a collective fills
+//   nccl.p2p_peer_us.net        microseconds a send/recv group spends per peer across nodes before
+//                               its data moves, once per call: the network proxy posts each
+//                               peer's sends and receives one after another (AllToAll: every
+//                               peer on other nodes), cheap through InfiniBand verbs (0), not
+//                               through libfabric's providers
 //   nccl.coll_channel_bw.net    GB/s one collective channel (a CTA: NCCL runs each channel as one
 //                               thread block and one proxy connection) moves between nodes (0: no
 //                               limit). A NIC carrying few channels moves no more than they do
@@ -39,6 +44,7 @@ struct Calibration {
   double all_to_all_efficiency = 1.0;
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
+  double p2p_peer_net_us = 0.0;
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }

@@ -163,6 +163,10 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     plan.costs = point_to_point_costs(shape);
     if (call.op == Op::all_to_all)
       plan.costs.link_Bps[static_cast<int>(LinkKind::network)] *= calibration_.all_to_all_efficiency;
+    // The proxy sets up each peer across nodes in turn before that peer's data moves.
+    const std::uint32_t remote_peers =
+        call.op == Op::all_to_all ? shape.ranks - std::min(shape.ranks, shape.ppn) : (shape.nodes > 1 ? 1 : 0);
+    plan.costs.base_s += remote_peers * calibration_.p2p_peer_net_us * 1e-6;
     // NCCL sizes a send/recv's channels by the communicator it runs on, not by the two ranks.
     const bool on_larger = call.comm_gpus.size() > call.gpus.size();
     limit_to_p2p_channels(plan.costs, call, on_larger ? comm_shape(call.comm_gpus, platform_) : shape);

@@ -76,21 +76,26 @@ const std::map<std::string, ClusterSpec>& presets() {
     // through libfabric; two are fitted on their own, each on the 2-node NCCL 2.21 AllReduce table
     // of ../shared/data/collectives with the 8-node and other tables held out (docs/validation.md):
     // the fraction of the NICs' line rate a collective sustains (0.73, sizes from 64 MiB) and the
-    // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). The
-    // rest are NCCL's nominal figures.
+    // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). Two
+    // more on its 2-node NCCL 2.21 AllToAll (the 8-node, NCCL 2.18 and Sirius tables held out): the
+    // share of that rate a NIC sustains when every GPU sends to every other node at once (0.541,
+    // sizes from 64 MiB; InfiniBand's is 0.928) and the time the proxy spends setting up each peer
+    // across nodes, once per call (7.92 us, sizes 2-32 KiB: small AllToAlls took 62 us at 2 nodes
+    // and 290 at 8). The rest are NCCL's nominal figures.
     ClusterSpec polaris = a100;
     polaris.preset = "polaris";
     polaris.gpu = "A100-SXM4-40GB";
     polaris.gpus_per_node = 4;
     polaris.nics_per_node = 2;
-    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"}};
+    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"},
+                           {"nccl.efficiency.all_to_all", "0.541"}, {"nccl.p2p_peer_us.net", "7.92"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
                      "nccl-tests AllReduce (docs/validation.md)";
     polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
                             "on its 4 links); dragonfly modelled as a fat-tree; Slingshot through libfabric as "
-                            "InfiniBand at its fitted rate and hop latency, its rendezvous protocol's cost from "
-                            "128 KiB to 16 MiB not modelled";
+                            "InfiniBand at its fitted rates, hop latency and per-peer set-up, its rendezvous "
+                            "protocol's cost from 128 KiB to 16 MiB not modelled";
     t["polaris"] = polaris;
 
     ClusterSpec h100 = a100;
@@ -230,6 +235,7 @@ const std::vector<Figure>& figures() {
       {"nccl.p2p_channel_bw.pcie", "Calibrated: GB/s one send/recv channel moves over PCIe (0: no limit)"},
       {"nccl.p2p_channel_bw.net", "Calibrated: GB/s one send/recv channel moves between nodes (0: no limit)"},
       {"nccl.coll_channel_bw.net", "Calibrated: GB/s one collective channel (a CTA) moves between nodes (0: no limit)"},
+      {"nccl.p2p_peer_us.net", "Calibrated: us a send/recv group or AllToAll spends per peer across nodes, once per call"},
   };
   return table;
 }

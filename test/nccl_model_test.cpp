@@ -454,6 +454,30 @@ TEST_CASE("AllToAll across nodes runs at its busiest channel's pace, and at the 
   CHECK(network_rate(8, "0.9") == test::Approx(45e9).epsilon(0.02));
 }
 
+TEST_CASE("AllToAll and send/recv pay the proxy's set-up once per peer across nodes") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  // The extra time of a small call with 10 us per peer across nodes over the same call without.
+  const auto extra_s = [&](Op op, std::uint32_t nodes, std::uint32_t per_node, std::uint32_t gpus) {
+    test::FakePlatform p = ndv4(nodes);
+    p.gpus_per_node = per_node;
+    const CollectiveModel plain(p, registry, NcclSelection{}, calibration_of(p, "test"));
+    p.properties["nccl.p2p_peer_us.net"] = "10";
+    const CollectiveModel set_up(p, registry, NcclSelection{}, calibration_of(p, "test"));
+    const auto call = call_of(op, 4096, gpus);
+    return *set_up.closed_form_s(set_up.plan(call), call) - *plain.closed_form_s(plain.plan(call), call);
+  };
+  CHECK(extra_s(Op::all_to_all, 2, 4, 8) == test::Approx(4 * 10e-6));    // four peers on the other node
+  CHECK(extra_s(Op::all_to_all, 8, 4, 32) == test::Approx(28 * 10e-6));  // 28 on seven others
+  CHECK(extra_s(Op::all_to_all, 1, 8, 8) == test::Approx(0.0));          // none across nodes
+  CHECK(extra_s(Op::send_recv, 2, 1, 2) == test::Approx(10e-6));
+  CHECK(extra_s(Op::send_recv, 1, 8, 2) == test::Approx(0.0));
+  CHECK(extra_s(Op::all_reduce, 2, 4, 8) == test::Approx(0.0));  // collectives have their own latencies
+
+  test::FakePlatform bad = ndv4(2);
+  bad.properties["nccl.p2p_peer_us.net"] = "-3";
+  CHECK(echo::test::user_error_of([&] { calibration_of(bad, "p.xml"); }).find("nccl.p2p_peer_us.net") != std::string::npos);
+}
+
 TEST_CASE("p2p channels: messages of 4 GiB and more keep every channel") {
   test::FakePlatform p = h100(10);
   p.gpus_per_node = 1;
