@@ -26,6 +26,10 @@ public:
   std::uint32_t rank() const { return rank_; }
   const workloads::RankProgram& program() const { return *program_; }
 
+  // How much longer than their durations this rank's GPU kernels take (core/gpu_speed_spread.hpp).
+  double gpu_time_factor() const { return gpu_time_factor_; }
+  void set_gpu_time_factor(double f) { gpu_time_factor_ = f; }
+
   // In-stream progress: stream s has finished done(s) tasks.
   std::uint32_t done(std::uint32_t stream) const { return done_[stream]; }
   bool ready(const workloads::ProgramTask& task) const {
@@ -167,6 +171,7 @@ private:
   }
 
   std::uint32_t rank_;
+  double gpu_time_factor_ = 1.0;
   const workloads::RankProgram* program_;
   std::vector<std::uint32_t> done_;
   std::vector<std::uint64_t> call_seq_;

@@ -9,6 +9,7 @@
 #include "core/resource_usage.hpp"
 #include "core/stream_actor.hpp"
 #include "core/generated_workload.hpp"
+#include "core/gpu_speed_spread.hpp"
 #include "core/latency_floor.hpp"
 #include "core/oversized_platform.hpp"
 #include "core/rank_folding.hpp"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <future>
 #include <stdexcept>
@@ -28,6 +30,13 @@ namespace echo::core {
 namespace sg4 = simgrid::s4u;
 
 namespace {
+
+// Three decimals, as the notes print figures (0.012, 1.032).
+std::string format_fraction(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", v);
+  return text;
+}
 
 double elapsed_s(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -175,6 +184,14 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   const auto simulated = [&](std::uint32_t r) { return representative.empty() || representative[r] == r; };
   matcher.fold_ranks(folded);
 
+  // Generated jobs run on GPUs whose speeds spread (core/gpu_speed_spread.hpp); a trace's kernels
+  // keep the durations its own GPUs measured.
+  const double spread =
+      w.training ? gpu_speed_spread_of(impl_->cluster->property("gpu_speed_spread"), impl_->platform.describe()) : 0.0;
+  const std::vector<double> time_factor = gpu_time_factors(w, spread, folded);
+  for (std::uint32_t r = 0; r < n_ranks; ++r)
+    ranks[r].set_gpu_time_factor(time_factor[r]);
+
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
     if (!simulated(r))
       continue;
@@ -271,6 +288,13 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
                                std::to_string(n_ranks) + " ranks simulated; the calls on " + slots +
                                " run with every member arriving with its representative, and meet on the links "
                                "only the simulated ranks' traffic (the folded replicas' own is left out)");
+  }
+  if (spread > 0.0) {
+    const auto [fastest, slowest] = std::minmax_element(time_factor.begin(), time_factor.end());
+    result.run_notes.push_back("the GPUs' sustained speeds spread (platform gpu_speed_spread " + format_fraction(spread) +
+                               "): kernels take " + format_fraction(*fastest) + "x to " + format_fraction(*slowest) +
+                               "x their durations, the slowest on rank " +
+                               std::to_string(slowest - time_factor.begin()) + "; synchronous steps wait for it");
   }
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());

@@ -77,8 +77,10 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
     rt.begin_host(start_s);
   else
     rt.begin_carry_in(start_s);
+  // Host work and carried-in work keep their durations; this GPU's kernels run at its own speed.
+  const double scale = kind == TimeKind::gpu ? rt.gpu_time_factor() : 1.0;
   if (total_ns > 0)
-    sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9);
+    sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9 * scale);
   const double end_s = sg4::Engine::get_clock();
   if (kind == TimeKind::gpu)
     rt.end_compute(end_s);
@@ -90,8 +92,8 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
     std::uint64_t elapsed_ns = 0;
     for (std::size_t k = first; k < end; ++k) {
       const std::uint64_t d = program.tasks[order[k]].duration_ns;
-      Interval iv{rank_, stream_, order[k], start_s + static_cast<double>(elapsed_ns) * 1e-9,
-                  start_s + static_cast<double>(elapsed_ns + d) * 1e-9, 0, 0};
+      Interval iv{rank_, stream_, order[k], start_s + static_cast<double>(elapsed_ns) * 1e-9 * scale,
+                  start_s + static_cast<double>(elapsed_ns + d) * 1e-9 * scale, 0, 0};
       state_->intervals.push_back(iv);
       elapsed_ns += d;
     }
@@ -103,7 +105,7 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
   const workloads::RankProgram& program = rt.program();
   const std::uint32_t index = program.stream_order[stream_][pos];
   const ProgramTask& task = program.tasks[index];
-  const double isolated_s = static_cast<double>(task.duration_ns) * 1e-9;
+  const double isolated_s = static_cast<double>(task.duration_ns) * 1e-9 * rt.gpu_time_factor();
   const double s = state_->slowdown_of_task[state_->workload->program_of_rank[rank_]][index];  // no collective known
   const double start_s = sg4::Engine::get_clock();
   rt.begin_compute(start_s);

@@ -217,6 +217,7 @@ const std::vector<Figure>& figures() {
       {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
       {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
       {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
+      {"gpu_speed_spread", "Standard deviation of the GPUs' sustained speed, a fraction of the median GPU's, e.g. 0.012"},
       {"nodes", "Number of nodes"},
       {"nccl.extra_base_us.ll", "Calibrated: extra per-call latency of an LL collective (us)"},
       {"nccl.extra_base_us.ll128", "Calibrated: extra per-call latency of an LL128 collective (us)"},
@@ -290,6 +291,13 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
       throw UserError(origin, 0, "`oversubscription` must be a number >= 1, got '" + value + "'",
                       "write e.g. oversubscription=2 for a 2:1 fat-tree");
     spec.oversubscription = v;
+  } else if (key == "gpu_speed_spread") {
+    double v = -1;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0.0 && v <= 0.2))
+      throw UserError(origin, 0, "`gpu_speed_spread` must be a fraction in [0, 0.2], got '" + value + "'",
+                      "write e.g. gpu_speed_spread=0.012 (1.2%), or 0 for GPUs that all run alike");
+    spec.gpu_speed_spread = value;
   } else if (key.rfind("nccl.", 0) == 0 &&
              std::find(override_keys().begin(), override_keys().end(), key) != override_keys().end()) {
     double v = 0;

@@ -23,6 +23,11 @@ struct ClusterSpec {
   double oversubscription = 1.0; // leaf down-link capacity / leaf up-link capacity
   std::uint32_t pod_nodes = 32;  // nodes under one set of rail leaf switches
   std::string cpu = "intel";     // host CPU vendor (intel | amd): NCCL's LL limits across nodes depend on it
+  // Standard deviation of the GPUs' sustained speed, a fraction of the median GPU's
+  // (core/gpu_speed_spread.hpp): an average 8% spread between a cluster's fastest and slowest GPU
+  // of one model (Sinha et al., SC'22, over clusters of hundreds to tens of thousands of GPUs) is
+  // about 6.5 standard deviations.
+  std::string gpu_speed_spread = "0.012";
   // Where a preset's figures come from, and what of the machine the model cannot express yet
   // (shown by `platform list`).
   std::string source;

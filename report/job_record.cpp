@@ -24,7 +24,8 @@ ordered_json platform_record(const platforms::PlatformSource& p) {
                     {"switch_latency", c.switch_latency},
                     {"oversubscription", c.oversubscription},
                     {"pod_nodes", c.pod_nodes},
-                    {"cpu", c.cpu}};
+                    {"cpu", c.cpu},
+                    {"gpu_speed_spread", c.gpu_speed_spread}};
   for (const auto& [key, value] : c.calibration)  // std::map: in key order
     j[key] = value;
   return j;

@@ -946,8 +946,11 @@ void require_same_summaries(nlohmann::json folded, nlohmann::json every) {
 }
 
 // One job run with one replica simulated (--fold all) and with every rank (--fold none).
+// With the GPUs all alike: --fold all stands one replica for the others, which under a speed
+// spread run at their own pace (the spread's own test below).
 std::pair<nlohmann::json, nlohmann::json> run_fold_all_and_none(const std::string& job) {
-  return {test::run_job_yaml(job, "--fold all"), test::run_job_yaml(job, "--fold none")};
+  const std::string alike = " --set platform.gpu_speed_spread=0";
+  return {test::run_job_yaml(job, "--fold all" + alike), test::run_job_yaml(job, "--fold none" + alike)};
 }
 
 TEST_CASE("folding interchangeable TP siblings leaves every figure of every rank as it was") {
@@ -962,6 +965,39 @@ workload:
   CHECK(folded["simulation"]["events"] < every["simulation"]["events"]);
   CHECK(test::run_job_yaml(job, "--fold none")["simulation"]["events"] == every["simulation"]["events"]);
   require_same_summaries(folded, every);
+}
+
+TEST_CASE("GPUs whose speeds spread: synchronous training waits for the slowest, the more GPUs the more") {
+  // Compute-bound data parallelism on one node, then on 16: the iteration grows by about the
+  // slowest GPU's factor, 1 + spread x the standard normal's quantile (N - 0.5) / N.
+  const auto run = [](std::uint32_t nodes, const char* spread) {
+    const std::string job = "platform: {preset: dgx-h100, nodes: " + std::to_string(nodes) +
+                            "}\nworkload:\n  model: {name: llama3-8b, layers: 4, seq_len: 4096}\n"
+                            "  training: {global_batch: " + std::to_string(64 * nodes) +
+                            ", micro_batch: 1}\n  parallel: {dp: " + std::to_string(8 * nodes) + ", zero: 1}\n";
+    return test::run_job_yaml(job, std::string("--set platform.gpu_speed_spread=") + spread);
+  };
+  const double alike8 = run(1, "0")["iteration_time_s"].get<double>();
+  const double alike128 = run(16, "0")["iteration_time_s"].get<double>();
+  const auto spread8 = run(1, "0.02"), spread128 = run(16, "0.02");
+  const double slowest8 = 1 + 0.02 * 1.534, slowest128 = 1 + 0.02 * 2.662;  // quantiles 15/16 and 255/256
+  CHECK(spread8["iteration_time_s"].get<double>() / alike8 == test::Approx(slowest8).epsilon(0.004));
+  CHECK(spread128["iteration_time_s"].get<double>() / alike128 == test::Approx(slowest128).epsilon(0.004));
+  // The faster GPUs wait for it in the data-parallel calls: the mean compute stays.
+  CHECK(spread128["breakdown"]["compute_s"].get<double>() == test::Approx(run(16, "0")["breakdown"]["compute_s"].get<double>()).epsilon(0.002));
+  CHECK(spread128["notes"].dump().find("gpu_speed_spread 0.020") != std::string::npos);
+  // Tensor-parallel siblings keep one speed (their group's slowest), so folding them stays exact.
+  const char* tp_job = R"(platform: {preset: dgx-a100, nodes: 2}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 4, pp: 2, dp: 2, sequence_parallel: true, zero: 1}
+)";
+  require_same_summaries(test::run_job_yaml(tp_job, "--set platform.gpu_speed_spread=0.05"),
+                         test::run_job_yaml(tp_job, "--no-folding --set platform.gpu_speed_spread=0.05"));
+  // Out of range: exit 2, naming the figure.
+  CHECK(run_error(kSmallJob, "--set platform.gpu_speed_spread=0.5").find("gpu_speed_spread") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set platform.gpu_speed_spread=-0.01").find("gpu_speed_spread") != std::string::npos);
 }
 
 TEST_CASE("--fold all simulates one replica, and where no link is shared (analytic) nothing changes") {

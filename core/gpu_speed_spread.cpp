@@ -1,0 +1,79 @@
+#include "core/gpu_speed_spread.hpp"
+
+#include "base/user_error.hpp"
+
+#include <boost/math/distributions/normal.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+namespace echo::core {
+
+namespace {
+
+constexpr double kMaxSpread = 0.2;
+
+// SplitMix64's finaliser: a fixed scramble of the rank order, so that neighbouring ranks (one
+// node, one pipeline stage) do not get neighbouring speeds.
+std::uint64_t scramble(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+} // namespace
+
+double gpu_speed_spread_of(const std::string& text, const std::string& source) {
+  if (text.empty())
+    return 0.0;
+  double v = -1.0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0.0 && v <= kMaxSpread))
+    throw UserError(source, 0, "platform property `gpu_speed_spread` = '" + text + "' is not a fraction in [0, 0.2]",
+                    "give the standard deviation of the GPUs' sustained speed as a fraction of the median GPU's, "
+                    "e.g. 0.012 (1.2%), or 0 for GPUs that all run alike");
+  return v;
+}
+
+std::vector<double> gpu_time_factors(const workloads::Workload& w, double spread, const FoldedRanks& folded) {
+  const std::uint32_t n = w.rank_count();
+  std::vector<double> factor(n, 1.0);
+  if (spread <= 0.0 || n < 2)
+    return factor;
+
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t ha = scramble(a), hb = scramble(b);
+    return ha != hb ? ha < hb : a < b;
+  });
+  const boost::math::normal standard;
+  for (std::uint32_t i = 0; i < n; ++i)
+    factor[order[i]] = 1.0 + spread * boost::math::quantile(standard, (i + 0.5) / n);
+
+  // A symmetric communicator runs at its slowest member's pace.
+  const auto slot_it = std::find(w.slots.begin(), w.slots.end(), w.symmetric_slot);
+  if (!w.symmetric_slot.empty() && slot_it != w.slots.end()) {
+    const auto slot = static_cast<std::uint32_t>(slot_it - w.slots.begin());
+    for (const workloads::CommunicatorDef& c : w.communicators) {
+      if (c.slot != slot)
+        continue;
+      double slowest = 0.0;
+      for (std::uint32_t r : c.ranks)
+        slowest = std::max(slowest, factor[r]);
+      for (std::uint32_t r : c.ranks)
+        factor[r] = slowest;
+    }
+  }
+  // A representative stands for the slowest of the ranks it mirrors.
+  if (!folded.empty())
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const std::uint32_t rep = folded.representative[r];
+      factor[rep] = std::max(factor[rep], factor[r]);
+    }
+  return factor;
+}
+
+} // namespace echo::core
