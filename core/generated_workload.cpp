@@ -5,6 +5,7 @@
 #include "workloads/generator/transformer_generator.hpp"
 #include "workloads/trace_reader.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace echo::core {
@@ -83,6 +84,9 @@ workloads::Workload generated_workload(workloads::TrainingJob job, const GpusOfP
   w.training = std::move(g.facts);
   if (job.parallel.tp > 1)
     w.symmetric_slot = "tp";  // every TP sibling runs its stage's program in lockstep
+  for (const char* slot : {"tp", "dp"})
+    if (std::find(w.slots.begin(), w.slots.end(), slot) != w.slots.end())
+      w.paced_slots.push_back(slot);
   return w;
 }
 

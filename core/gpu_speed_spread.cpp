@@ -37,11 +37,13 @@ double gpu_speed_spread_of(const std::string& text, const std::string& source) {
   return v;
 }
 
-std::vector<double> gpu_time_factors(const workloads::Workload& w, double spread, const FoldedRanks& folded) {
+GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks& folded) {
   const std::uint32_t n = w.rank_count();
-  std::vector<double> factor(n, 1.0);
+  GpuPace pace;
+  pace.time_factor.assign(n, 1.0);
+  std::vector<double>& factor = pace.time_factor;
   if (spread <= 0.0 || n < 2)
-    return factor;
+    return pace;
 
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -52,28 +54,39 @@ std::vector<double> gpu_time_factors(const workloads::Workload& w, double spread
   const boost::math::normal standard;
   for (std::uint32_t i = 0; i < n; ++i)
     factor[order[i]] = 1.0 + spread * boost::math::quantile(standard, (i + 0.5) / n);
+  pace.slowest_rank = order.back();
+  pace.slowest = factor[order.back()];
 
-  // A symmetric communicator runs at its slowest member's pace.
-  const auto slot_it = std::find(w.slots.begin(), w.slots.end(), w.symmetric_slot);
-  if (!w.symmetric_slot.empty() && slot_it != w.slots.end()) {
-    const auto slot = static_cast<std::uint32_t>(slot_it - w.slots.begin());
-    for (const workloads::CommunicatorDef& c : w.communicators) {
-      if (c.slot != slot)
-        continue;
-      double slowest = 0.0;
-      for (std::uint32_t r : c.ranks)
-        slowest = std::max(slowest, factor[r]);
-      for (std::uint32_t r : c.ranks)
-        factor[r] = slowest;
-    }
+  // Ranks joined by a symmetric or paced communicator, directly or through others, run at the
+  // slowest one's pace.
+  std::vector<std::uint32_t> group(n);
+  std::iota(group.begin(), group.end(), 0u);
+  const auto root = [&](std::uint32_t r) {
+    while (group[r] != r)
+      r = group[r] = group[group[r]];
+    return r;
+  };
+  for (const workloads::CommunicatorDef& c : w.communicators) {
+    const std::string& slot = w.slots[c.slot];
+    const bool paced = slot == w.symmetric_slot ||
+                       std::find(w.paced_slots.begin(), w.paced_slots.end(), slot) != w.paced_slots.end();
+    if (!paced || c.ranks.empty())
+      continue;
+    for (std::uint32_t r : c.ranks)
+      group[root(r)] = root(c.ranks.front());
   }
+  std::vector<double> slowest(n, 0.0);
+  for (std::uint32_t r = 0; r < n; ++r)
+    slowest[root(r)] = std::max(slowest[root(r)], factor[r]);
+  for (std::uint32_t r = 0; r < n; ++r)
+    factor[r] = slowest[root(r)];
   // A representative stands for the slowest of the ranks it mirrors.
   if (!folded.empty())
     for (std::uint32_t r = 0; r < n; ++r) {
       const std::uint32_t rep = folded.representative[r];
       factor[rep] = std::max(factor[rep], factor[r]);
     }
-  return factor;
+  return pace;
 }
 
 } // namespace echo::core

@@ -10,11 +10,14 @@
 // the N ranks take the quantiles (i + 0.5) / N in an order scrambled by rank (deterministic,
 // nothing random), so the slowest of N GPUs sits where the slowest of N usually does.
 //
-// Ranks that must be simulated alike keep one factor: the members of a communicator of the
-// workload's symmetric slot (a generated job's tensor-parallel group, which meets every few
-// kernels and so runs at its slowest member's pace) take the group's largest, whatever the
-// folding, so `--fold exact` stays exact; a folded representative takes the largest of the
-// ranks it stands for.
+// Ranks that wait for each other run at the slowest one's pace: the members of the workload's
+// symmetric and paced slots' communicators (a generated job's tensor-parallel group, which meets
+// every few kernels, and its data-parallel group, whose replicas meet at every gradient bucket),
+// and so, transitively, every GPU of one pipeline stage, take the largest factor among them.
+// Physically the faster GPUs would idle in the calls instead; the iteration is the same, and
+// replicas that keep in step keep the simulation's events in step too (otherwise every replica's
+// kernels end at instants of their own: twice the engine's work at 8,192 GPUs). It also keeps
+// `--fold exact` exact; a folded representative takes the largest of the ranks it stands for.
 #include "core/rank_folding.hpp"
 #include "workloads/workload.hpp"
 
@@ -28,7 +31,12 @@ namespace echo::core {
 // `source` for anything else.
 double gpu_speed_spread_of(const std::string& property_text, const std::string& source);
 
-// Per rank: the factor on its GPU kernels' durations (1 everywhere when spread is 0).
-std::vector<double> gpu_time_factors(const workloads::Workload& w, double spread, const FoldedRanks& folded);
+struct GpuPace {
+  std::vector<double> time_factor;  // per rank: the factor on its GPU kernels' durations
+  double slowest = 1.0;             // the slowest GPU's own factor, and its rank
+  std::uint32_t slowest_rank = 0;
+};
+// All factors 1 when spread is 0 or the job has one rank.
+GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks& folded);
 
 } // namespace echo::core

@@ -15,10 +15,9 @@
 // member by member onto its representative's. Its calls run their schedules on the links with
 // every mirrored member arriving with its representative (the symmetric slot's, as in `exact`,
 // in closed form): they meet the simulated ranks' traffic on the links, not the folded replicas'
-// own. With GPUs alike (no gpu_speed_spread), on the analytic fidelity nothing changes; on the
-// steps fidelity GPT-3 175B on 1,024 GPUs comes out to the nanosecond as unfolded, other layouts
-// within 0.7%. With a spread the representative runs at the slowest rank's pace
-// (core/gpu_speed_spread.hpp), as the unfolded job's slowest replica sets it. A call every member of
+// own. On the analytic fidelity nothing changes; on the steps fidelity GPT-3 175B on 1,024 GPUs
+// comes out to the nanosecond as unfolded, other layouts within 0.7%. (Under a GPU speed spread
+// the replicas keep one pace, their stage's slowest: core/gpu_speed_spread.hpp.) A call every member of
 // which mirrors one simulated rank, on distinct nodes, runs only that member's steps where its
 // schedule is rotation-symmetric (CallMatcher, collectives/member_projection.hpp).
 #include "platforms/cluster.hpp"

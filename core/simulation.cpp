@@ -188,9 +188,9 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   // keep the durations its own GPUs measured.
   const double spread =
       w.training ? gpu_speed_spread_of(impl_->cluster->property("gpu_speed_spread"), impl_->platform.describe()) : 0.0;
-  const std::vector<double> time_factor = gpu_time_factors(w, spread, folded);
+  const GpuPace pace = gpu_pace(w, spread, folded);
   for (std::uint32_t r = 0; r < n_ranks; ++r)
-    ranks[r].set_gpu_time_factor(time_factor[r]);
+    ranks[r].set_gpu_time_factor(pace.time_factor[r]);
 
   for (std::uint32_t r = 0; r < n_ranks; ++r) {
     if (!simulated(r))
@@ -289,13 +289,11 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
                                " run with every member arriving with its representative, and meet on the links "
                                "only the simulated ranks' traffic (the folded replicas' own is left out)");
   }
-  if (spread > 0.0) {
-    const auto [fastest, slowest] = std::minmax_element(time_factor.begin(), time_factor.end());
+  if (pace.slowest > 1.0)
     result.run_notes.push_back("the GPUs' sustained speeds spread (platform gpu_speed_spread " + format_fraction(spread) +
-                               "): kernels take " + format_fraction(*fastest) + "x to " + format_fraction(*slowest) +
-                               "x their durations, the slowest on rank " +
-                               std::to_string(slowest - time_factor.begin()) + "; synchronous steps wait for it");
-  }
+                               "): the slowest, rank " + std::to_string(pace.slowest_rank) + "'s, takes " +
+                               format_fraction(pace.slowest) +
+                               "x a median GPU's time, and every GPU of its pipeline stage keeps its pace");
   for (const RankRuntime& rt : ranks)
     result.iteration_time_s = std::max(result.iteration_time_s, rt.end_s());
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));

@@ -248,8 +248,9 @@ workload:
   training: {global_batch: 8, micro_batch: 1, dtype: fp8}
   parallel: {tp: 1, pp: 1, dp: 8}
 )";
-  const auto fp8 = test::run_job_yaml(yaml);
-  const auto bf16 = test::run_job_yaml(yaml, "--set workload.training.dtype=bf16");
+  // GPUs alike: each kernel at its own duration (a speed spread would pace them all).
+  const auto fp8 = test::run_job_yaml(yaml, "--set platform.gpu_speed_spread=0");
+  const auto bf16 = test::run_job_yaml(yaml, "--set workload.training.dtype=bf16 --set platform.gpu_speed_spread=0");
   const auto& kinds = fp8["training"]["gpu_seconds_by_kind"];
   REQUIRE(kinds.contains("fp8_cast"));
   CHECK(kinds["fp8_cast"].get<double>() > 0);

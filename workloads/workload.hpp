@@ -33,6 +33,10 @@ public:
   // communicators runs the same program and does the same thing at the same time (a generated
   // job's `tp`). The engine may then simulate one member per communicator (core/rank_folding.hpp).
   std::string symmetric_slot;
+  // Slots whose communicators make their members wait for each other often enough that, when
+  // GPUs' speeds spread, each member runs at the slowest one's pace (core/gpu_speed_spread.hpp):
+  // a generated job's `tp` and `dp` (the data-parallel group with its CP and EP members).
+  std::vector<std::string> paced_slots;
 
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(program_of_rank.size()); }
   const RankProgram& program(std::uint32_t rank) const { return programs[program_of_rank[rank]]; }
