@@ -19,7 +19,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -993,9 +995,22 @@ workload:
 )";
   require_same_summaries(test::run_job_yaml(tp_job, "--set platform.gpu_speed_spread=0.05"),
                          test::run_job_yaml(tp_job, "--no-folding --set platform.gpu_speed_spread=0.05"));
-  // Out of range: exit 2, naming the figure.
+  // Out of range: exit 2, naming the figure, whether set on a preset or written in a platform file.
   CHECK(run_error(kSmallJob, "--set platform.gpu_speed_spread=0.5").find("gpu_speed_spread") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set platform.gpu_speed_spread=-0.01").find("gpu_speed_spread") != std::string::npos);
+  test::TempDir dir;
+  const std::string xml = dir.path().string() + "/cluster.xml";
+  REQUIRE(test::run_cli("platform generate --preset dgx-h100 --nodes 1 -o " + xml).code == 0);
+  std::ifstream in(xml);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string prop = R"(<prop id="gpu_speed_spread" value="0.012"/>)";
+  REQUIRE(text.find(prop) != std::string::npos);  // the preset's figure travels with its file
+  text.replace(text.find(prop), prop.size(), R"(<prop id="gpu_speed_spread" value="lots"/>)");
+  std::ofstream(xml) << text;
+  const std::string from_file = run_error("platform: {file: " + xml + "}\nworkload:\n  model: {name: gpt3-125m, layers: 2}\n"
+                                          "  training: {global_batch: 8}\n  parallel: {dp: 8}\n");
+  CHECK(from_file.find("`gpu_speed_spread` = 'lots' is not a fraction in [0, 0.2]") != std::string::npos);
 }
 
 TEST_CASE("--fold all simulates one replica, and where no link is shared (analytic) nothing changes") {
