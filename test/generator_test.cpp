@@ -1013,6 +1013,27 @@ workload:
   CHECK(from_file.find("`gpu_speed_spread` = 'lots' is not a fraction in [0, 0.2]") != std::string::npos);
 }
 
+TEST_CASE("dgxc's Llama 3.1 8B: the step time grows from 8 to 128 GPUs as measured (+1.5%), within a point") {
+  // NVIDIA/dgxc-benchmarking llama3.1/README_8b.md (NeMo 24.09, BF16, CP 2, 32 micro-batches a
+  // step at every scale): 12.91 s on 8 H100s, 13.10 s on 128. The work per GPU is the same; what
+  // grows is the slowest of more GPUs. Eight of the 32 layers keep the test short (the model gives
+  // +1.3% with all 32).
+  const auto step_s = [](std::uint32_t nodes, const char* spread) {
+    const std::string job = "platform: {preset: dgx-h100, nodes: " + std::to_string(nodes) +
+                            "}\nworkload:\n  model: {name: llama3-8b, layers: 8, seq_len: 8192}\n"
+                            "  training: {global_batch: " + std::to_string(128 * nodes) +
+                            ", micro_batch: 1, framework: nemo, grad_dtype: bf16}\n"
+                            "  parallel: {cp: 2, dp: " + std::to_string(4 * nodes) + ", zero: 1, dp_overlap: true}\n";
+    return test::run_job_yaml(job, std::string("--set platform.gpu_speed_spread=") + spread)["iteration_time_s"].get<double>();
+  };
+  const double measured = 13.10 / 12.91 - 1;
+  const double predicted = step_s(16, "0.012") / step_s(1, "0.012") - 1;
+  CHECK(predicted > measured - 0.01);
+  CHECK(predicted < measured + 0.01);
+  // With GPUs alike the model had it flat.
+  CHECK(step_s(16, "0") / step_s(1, "0") - 1 < 0.002);
+}
+
 TEST_CASE("--fold all simulates one replica, and where no link is shared (analytic) nothing changes") {
   // Dense with TP, PP and DP; and a mixture of experts whose EP group spans the DP replicas.
   for (const char* job : {R"(platform: {preset: dgx-a100, nodes: 4}
