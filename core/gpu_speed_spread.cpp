@@ -1,18 +1,13 @@
 #include "core/gpu_speed_spread.hpp"
 
-#include "base/user_error.hpp"
-
 #include <boost/math/distributions/normal.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
 namespace echo::core {
 
 namespace {
-
-constexpr double kMaxSpread = 0.2;
 
 // SplitMix64's finaliser: a fixed scramble of the rank order, so that neighbouring ranks (one
 // node, one pipeline stage) do not get neighbouring speeds.
@@ -24,18 +19,6 @@ std::uint64_t scramble(std::uint64_t x) {
 }
 
 } // namespace
-
-double gpu_speed_spread_of(const std::string& text, const std::string& source) {
-  if (text.empty())
-    return 0.0;
-  double v = -1.0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0.0 && v <= kMaxSpread))
-    throw UserError(source, 0, "platform property `gpu_speed_spread` = '" + text + "' is not a fraction in [0, 0.2]",
-                    "give the standard deviation of the GPUs' sustained speed as a fraction of the median GPU's, "
-                    "e.g. 0.012 (1.2%), or 0 for GPUs that all run alike");
-  return v;
-}
 
 GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks& folded) {
   const std::uint32_t n = w.rank_count();

@@ -4,7 +4,7 @@
 // (Sinha et al., "Not All GPUs Are Created Equal", SC'22). Synchronous training waits for the
 // slowest GPU at every collective, so the spread costs more the more GPUs a job has.
 //
-// The platform's root property `gpu_speed_spread` is the standard deviation of that speed as a
+// The platform's root property `gpu_speed_spread` (read by platforms::gpu_speed_spread_value) is the standard deviation of that speed as a
 // fraction of the median GPU's (the presets: 0.012; absent: 0). Each rank's GPU kernels take
 // 1 + spread x z times their duration, z the rank's share of the standard normal distribution:
 // the N ranks take the quantiles (i + 0.5) / N in an order scrambled by rank (deterministic,
@@ -26,10 +26,6 @@
 #include <vector>
 
 namespace echo::core {
-
-// Reads `gpu_speed_spread` (a fraction in [0, 0.2]); throws UserError naming the property and
-// `source` for anything else.
-double gpu_speed_spread_of(const std::string& property_text, const std::string& source);
 
 struct GpuPace {
   std::vector<double> time_factor;  // per rank: the factor on its GPU kernels' durations

@@ -13,6 +13,7 @@
 #include "core/latency_floor.hpp"
 #include "core/oversized_platform.hpp"
 #include "core/rank_folding.hpp"
+#include "platforms/cluster_spec.hpp"
 #include "workloads/importers/importer.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -187,7 +188,8 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   // Generated jobs run on GPUs whose speeds spread (core/gpu_speed_spread.hpp); a trace's kernels
   // keep the durations its own GPUs measured.
   const double spread =
-      w.training ? gpu_speed_spread_of(impl_->cluster->property("gpu_speed_spread"), impl_->platform.describe()) : 0.0;
+      w.training ? platforms::gpu_speed_spread_value(impl_->cluster->property("gpu_speed_spread"), impl_->platform.describe())
+                 : 0.0;
   const GpuPace pace = gpu_pace(w, spread, folded);
   for (std::uint32_t r = 0; r < n_ranks; ++r)
     ranks[r].set_gpu_time_factor(pace.time_factor[r]);

@@ -265,6 +265,18 @@ ClusterSpec preset(const std::string& name, std::uint32_t nodes) {
   return spec;
 }
 
+double gpu_speed_spread_value(const std::string& text, const std::string& origin) {
+  if (text.empty())
+    return 0.0;
+  double v = -1.0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0.0 && v <= 0.2))
+    throw UserError(origin, 0, "`gpu_speed_spread` = '" + text + "' is not a fraction in [0, 0.2]",
+                    "give the standard deviation of the GPUs' sustained speed as a fraction of the median GPU's, "
+                    "e.g. gpu_speed_spread=0.012 (1.2%), or 0 for GPUs that all run alike");
+  return v;
+}
+
 void override_figure(ClusterSpec& spec, const std::string& key, const std::string& value,
                      const std::string& origin) {
   if (key == "gpu") {
@@ -292,11 +304,7 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
                       "write e.g. oversubscription=2 for a 2:1 fat-tree");
     spec.oversubscription = v;
   } else if (key == "gpu_speed_spread") {
-    double v = -1;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0.0 && v <= 0.2))
-      throw UserError(origin, 0, "`gpu_speed_spread` must be a fraction in [0, 0.2], got '" + value + "'",
-                      "write e.g. gpu_speed_spread=0.012 (1.2%), or 0 for GPUs that all run alike");
+    gpu_speed_spread_value(value, origin);
     spec.gpu_speed_spread = value;
   } else if (key.rfind("nccl.", 0) == 0 &&
              std::find(override_keys().begin(), override_keys().end(), key) != override_keys().end()) {

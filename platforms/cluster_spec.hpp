@@ -40,6 +40,10 @@ struct ClusterSpec {
 // The names `preset()` knows, in the order `--help` lists them.
 const std::vector<std::string>& preset_names();
 
+// `gpu_speed_spread` (a preset figure and a platform file's root property): a fraction in [0, 0.2];
+// empty reads as 0. Throws UserError naming it and `origin` for anything else.
+double gpu_speed_spread_value(const std::string& text, const std::string& origin);
+
 // The figures of a bundled preset. Throws UserError (naming the known presets) when unknown.
 ClusterSpec preset(const std::string& name, std::uint32_t nodes);
 
