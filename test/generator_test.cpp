@@ -976,15 +976,15 @@ TEST_CASE("GPUs whose speeds spread: synchronous training waits for the slowest,
                             ", micro_batch: 1}\n  parallel: {dp: " + std::to_string(8 * nodes) + ", zero: 1}\n";
     return test::run_job_yaml(job, std::string("--set platform.gpu_speed_spread=") + spread);
   };
-  const double alike8 = run(1, "0")["iteration_time_s"].get<double>();
-  const double alike128 = run(16, "0")["iteration_time_s"].get<double>();
+  const auto alike8 = run(1, "0"), alike128 = run(16, "0");
   const auto spread8 = run(1, "0.02"), spread128 = run(16, "0.02");
+  const auto iteration = [](const nlohmann::json& j) { return j["iteration_time_s"].get<double>(); };
+  const auto compute = [](const nlohmann::json& j) { return j["breakdown"]["compute_s"].get<double>(); };
   const double slowest8 = 1 + 0.02 * 1.534, slowest128 = 1 + 0.02 * 2.662;  // quantiles 15/16 and 255/256
-  CHECK(spread8["iteration_time_s"].get<double>() / alike8 == test::Approx(slowest8).epsilon(0.004));
-  CHECK(spread128["iteration_time_s"].get<double>() / alike128 == test::Approx(slowest128).epsilon(0.004));
+  CHECK(iteration(spread8) / iteration(alike8) == test::Approx(slowest8).epsilon(0.004));
+  CHECK(iteration(spread128) / iteration(alike128) == test::Approx(slowest128).epsilon(0.004));
   // One pipeline stage: every GPU keeps the slowest one's pace, its kernels that much longer.
-  CHECK(spread128["breakdown"]["compute_s"].get<double>() / run(16, "0")["breakdown"]["compute_s"].get<double>() ==
-        test::Approx(slowest128).epsilon(1e-4));
+  CHECK(compute(spread128) / compute(alike128) == test::Approx(slowest128).epsilon(1e-4));
   CHECK(spread128["notes"].dump().find("gpu_speed_spread 0.020") != std::string::npos);
   // Tensor-parallel siblings keep one speed (their stage's slowest), so folding them stays exact.
   const char* tp_job = R"(platform: {preset: dgx-a100, nodes: 2}
