@@ -449,6 +449,21 @@ TEST_CASE("MoE with TP and SP: the EP AllToAll carries the rank's own tokens, th
   CHECK(bytes["tp ALL_GATHER"] == all);
   CHECK(bytes["tp REDUCE_SCATTER"] == all);
   CHECK(bytes.size() == 3);  // no gather of the layer's input nor reduction of its output besides
+  // Each TP call moves what the EP exchange delivered, or the exchange what the TP call scattered:
+  // the dispatcher runs each pair one after the other, in both passes.
+  std::map<std::string, const trace::Task*> by_name;
+  for (const auto& t : g.trace.templates(0).tasks())
+    by_name[t.name()] = &t;
+  const auto follows = [&](const std::string& later, const std::string& earlier) {
+    REQUIRE(by_name.count(later) == 1);
+    REQUIRE(by_name.count(earlier) == 1);
+    const auto& deps = by_name.at(later)->deps();
+    return std::find(deps.begin(), deps.end(), by_name.at(earlier)->id()) != deps.end();
+  };
+  CHECK(follows("layer0.moe.dispatch.allgather", "layer0.moe.dispatch.alltoall"));
+  CHECK(follows("layer0.moe.combine.alltoall", "layer0.moe.combine.reducescatter"));
+  CHECK(follows("layer0.moe.combine.bwd.allgather", "layer0.moe.combine.bwd.alltoall"));
+  CHECK(follows("layer0.moe.dispatch.bwd.alltoall", "layer0.moe.dispatch.bwd.reducescatter"));
 }
 
 TEST_CASE("MoE: the dispatcher sorts the received tokens by local expert and back, in both passes, when a rank holds several experts") {

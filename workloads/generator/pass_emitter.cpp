@@ -74,8 +74,8 @@ void PassEmitter::fp8_cast(const std::string& name, double elements) {
   kernel(op);
 }
 
-TaskId PassEmitter::tp_collective(const std::string& name, trace::CollectiveOp op, double bytes) {
-  return b_.collective(streams::tp, name, op, "tp", bytes, {last_kernel_});
+TaskId PassEmitter::tp_collective(const std::string& name, trace::CollectiveOp op, double bytes, TaskId after) {
+  return b_.collective(streams::tp, name, op, "tp", bytes, {last_kernel_, after});
 }
 
 void PassEmitter::tp_gather_input(const std::string& name) {
@@ -251,11 +251,13 @@ void PassEmitter::row_parallel_backward(const std::string& name, double in, doub
     bias_grad(name, out);
 }
 
-void PassEmitter::expert_all_to_all(const std::string& name, double routed_tokens) {
+TaskId PassEmitter::expert_all_to_all(const std::string& name, double routed_tokens, TaskId after) {
   if (s_.job->parallel.ep <= 1)
-    return;
+    return kNoTask;
   const double bytes = routed_tokens * s_.hidden * s_.element_bytes;
-  wait_for(b_.collective(streams::ep, name, trace::ALL_TO_ALL, "ep", bytes, {last_kernel_}));
+  const TaskId exchanged = b_.collective(streams::ep, name, trace::ALL_TO_ALL, "ep", bytes, {last_kernel_, after});
+  wait_for(exchanged);
+  return exchanged;
 }
 
 void PassEmitter::gather_parameters(const std::string& prefix) {
@@ -479,9 +481,11 @@ void PassEmitter::moe_forward(const std::string& p) {
   if (s_.job->host.sync_moe_dispatch && s_.job->parallel.ep > 1)
     b_.host_waits_before_next_kernel(routed_map);  // the all-to-all's split sizes are read on the host
   memory(p + "moe.permute", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
-  expert_all_to_all(p + "moe.dispatch.alltoall", own_routed);
+  // The TP gather moves what the EP exchange delivered, and the way back scatters before it
+  // exchanges: each pair runs one after the other.
+  const TaskId dispatched = expert_all_to_all(p + "moe.dispatch.alltoall", own_routed);
   if (s_.sequence_parallel)
-    wait_for(tp_collective(p + "moe.dispatch.allgather", trace::ALL_GATHER, routed * h * e));
+    wait_for(tp_collective(p + "moe.dispatch.allgather", trace::ALL_GATHER, routed * h * e, dispatched));
   sort_by_local_expert(p + "moe.sort_by_expert", routed);
   const double rows = routed / s_.experts_local;
   fp8_cast(p + "moe.expert.up.input", routed * h);
@@ -490,9 +494,10 @@ void PassEmitter::moe_forward(const std::string& p) {
   fp8_cast(p + "moe.expert.down.input", routed * s_.expert_ffn_local);
   gemm(p + "moe.expert.down", rows, h, s_.expert_ffn_local, s_.experts_local);
   sort_by_local_expert(p + "moe.unsort_by_expert", routed);
+  TaskId combined = kNoTask;
   if (s_.sequence_parallel)
-    wait_for(tp_collective(p + "moe.combine.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
-  expert_all_to_all(p + "moe.combine.alltoall", own_routed);
+    wait_for(combined = tp_collective(p + "moe.combine.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
+  expert_all_to_all(p + "moe.combine.alltoall", own_routed, combined);
   memory(p + "moe.unpermute", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
   if (!s_.sequence_parallel)
     tp_reduce_output(p + "moe");
@@ -502,9 +507,9 @@ void PassEmitter::moe_backward(const std::string& p) {
   const double h = s_.hidden, e = s_.element_bytes, routed = s_.tokens * s_.job->model.top_k;
   const double own = moe_own_tokens(), own_routed = own * s_.job->model.top_k;
   memory(p + "moe.unpermute.bwd", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
-  expert_all_to_all(p + "moe.combine.bwd.alltoall", own_routed);
+  const TaskId returned = expert_all_to_all(p + "moe.combine.bwd.alltoall", own_routed);
   if (s_.sequence_parallel)
-    wait_for(tp_collective(p + "moe.combine.bwd.allgather", trace::ALL_GATHER, routed * h * e));
+    wait_for(tp_collective(p + "moe.combine.bwd.allgather", trace::ALL_GATHER, routed * h * e, returned));
   sort_by_local_expert(p + "moe.unsort_by_expert.bwd", routed);
   const double rows = routed / s_.experts_local, batch = s_.experts_local;
   fp8_cast(p + "moe.expert.down.grad", routed * h);
@@ -516,9 +521,10 @@ void PassEmitter::moe_backward(const std::string& p) {
   gemm(p + "moe.expert.up.dgrad", rows, h, up, batch);
   weight_gradient(p + "moe.expert.up.wgrad", h, up, rows, batch);
   sort_by_local_expert(p + "moe.sort_by_expert.bwd", routed);
+  TaskId scattered = kNoTask;
   if (s_.sequence_parallel)
-    wait_for(tp_collective(p + "moe.dispatch.bwd.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
-  expert_all_to_all(p + "moe.dispatch.bwd.alltoall", own_routed);
+    wait_for(scattered = tp_collective(p + "moe.dispatch.bwd.reducescatter", trace::REDUCE_SCATTER, routed * h * e));
+  expert_all_to_all(p + "moe.dispatch.bwd.alltoall", own_routed, scattered);
   memory(p + "moe.permute.bwd", trace::MEMCPY, own_routed * h * e * 2, "moe_permute");
   gemm(p + "moe.router.dgrad", own, h, s_.job->model.experts, 1, false);
   gemm(p + "moe.router.wgrad", s_.job->model.experts, h, own, 1, false);

@@ -89,7 +89,8 @@ private:
               double sms_held = 0, double epilogue_bytes = 2);
   // A weight's gradient GEMM: with gradient-accumulation fusion it adds into the gradient buffer.
   TaskId weight_gradient(const std::string& name, double m, double n, double k, double batch = 1);
-  TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes);
+  // `after`: a call whose output this one moves (kNoTask: the last kernel's alone).
+  TaskId tp_collective(const std::string& name, trace::CollectiveOp op, double bytes, TaskId after = kNoTask);
   void tp_gather_input(const std::string& name);     // SP AllGather of a layer input (forward)
   void tp_reduce_output(const std::string& name);    // row-parallel output: AllReduce or ReduceScatter
   // A column-parallel linear's forward over hidden-wide input `input` (SP gather, FP8 cast, GEMM);
@@ -132,7 +133,7 @@ private:
   void accumulate_gradients(const std::string& prefix);
   void embedding_backward();
   void sort_by_local_expert(const std::string& name, double routed_tokens);
-  void expert_all_to_all(const std::string& name, double routed_tokens);
+  TaskId expert_all_to_all(const std::string& name, double routed_tokens, TaskId after = kNoTask);
   KernelOp fused_attention(KernelShape shape) const;
   double kv_block_bytes() const { return 2 * s_.tokens * s_.kv_heads_local * s_.head_dim * s_.element_bytes; }
   void attention_ring(KernelOp op, const std::string& name, const std::string& block, double block_bytes);
