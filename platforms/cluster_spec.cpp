@@ -91,7 +91,8 @@ const std::map<std::string, ClusterSpec>& presets() {
                            {"nccl.efficiency.all_to_all", "0.541"}, {"nccl.p2p_peer_us.net", "7.92"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
-                     "nccl-tests AllReduce (docs/validation.md)";
+                     "nccl-tests AllReduce, the NICs' all-to-all share and the per-peer set-up on its 2-node AllToAll "
+                     "(docs/validation.md)";
     polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
                             "on its 4 links); dragonfly modelled as a fat-tree; Slingshot through libfabric as "
                             "InfiniBand at its fitted rates, hop latency and per-peer set-up, its rendezvous "
