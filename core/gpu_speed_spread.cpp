@@ -20,7 +20,7 @@ std::uint64_t scramble(std::uint64_t x) {
 
 } // namespace
 
-GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks& folded) {
+GpuPace gpu_pace(const workloads::Workload& w, double spread) {
   const std::uint32_t n = w.rank_count();
   GpuPace pace;
   pace.time_factor.assign(n, 1.0);
@@ -40,8 +40,7 @@ GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks&
   pace.slowest_rank = order.back();
   pace.slowest = factor[order.back()];
 
-  // Ranks joined by a symmetric or paced communicator, directly or through others, run at the
-  // slowest one's pace.
+  // Ranks joined by a paced communicator, directly or through others, run at the slowest one's pace.
   std::vector<std::uint32_t> group(n);
   std::iota(group.begin(), group.end(), 0u);
   const auto root = [&](std::uint32_t r) {
@@ -50,9 +49,7 @@ GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks&
     return r;
   };
   for (const workloads::CommunicatorDef& c : w.communicators) {
-    const std::string& slot = w.slots[c.slot];
-    const bool paced = slot == w.symmetric_slot ||
-                       std::find(w.paced_slots.begin(), w.paced_slots.end(), slot) != w.paced_slots.end();
+    const bool paced = std::find(w.paced_slots.begin(), w.paced_slots.end(), w.slots[c.slot]) != w.paced_slots.end();
     if (!paced || c.ranks.empty())
       continue;
     for (std::uint32_t r : c.ranks)
@@ -63,12 +60,6 @@ GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks&
     slowest[root(r)] = std::max(slowest[root(r)], factor[r]);
   for (std::uint32_t r = 0; r < n; ++r)
     factor[r] = slowest[root(r)];
-  // A representative stands for the slowest of the ranks it mirrors.
-  if (!folded.empty())
-    for (std::uint32_t r = 0; r < n; ++r) {
-      const std::uint32_t rep = folded.representative[r];
-      factor[rep] = std::max(factor[rep], factor[r]);
-    }
   return pace;
 }
 

@@ -11,14 +11,14 @@
 // nothing random), so the slowest of N GPUs sits where the slowest of N usually does.
 //
 // Ranks that wait for each other run at the slowest one's pace: the members of the workload's
-// symmetric and paced slots' communicators (a generated job's tensor-parallel group, which meets
-// every few kernels, and its data-parallel group, whose replicas meet at every gradient bucket),
-// and so, transitively, every GPU of one pipeline stage, take the largest factor among them.
-// Physically the faster GPUs would idle in the calls instead; the iteration is the same, and
-// replicas that keep in step keep the simulation's events in step too (otherwise every replica's
-// kernels end at instants of their own: twice the engine's work at 8,192 GPUs). It also keeps
-// `--fold exact` exact; a folded representative takes the largest of the ranks it stands for.
-#include "core/rank_folding.hpp"
+// paced slots' communicators (a generated job's tensor-parallel group, which meets every few
+// kernels, and its data-parallel group, whose replicas meet at every gradient bucket), and so,
+// transitively, every GPU of one pipeline stage, take the largest factor among them. Physically
+// the faster GPUs would idle in the calls instead; the iteration is the same, and replicas that
+// keep in step keep the simulation's events in step too (otherwise every replica's kernels end at
+// instants of their own: twice the engine's work at 8,192 GPUs). The ranks either folding
+// simulates once (TP siblings, data- and expert-parallel replicas) share one pace, so folding
+// stays exact.
 #include "workloads/workload.hpp"
 
 #include <cstdint>
@@ -33,6 +33,6 @@ struct GpuPace {
   std::uint32_t slowest_rank = 0;
 };
 // All factors 1 when spread is 0 or the job has one rank.
-GpuPace gpu_pace(const workloads::Workload& w, double spread, const FoldedRanks& folded);
+GpuPace gpu_pace(const workloads::Workload& w, double spread);
 
 } // namespace echo::core

@@ -190,7 +190,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   const double spread =
       w.training ? platforms::gpu_speed_spread_value(impl_->cluster->property("gpu_speed_spread"), impl_->platform.describe())
                  : 0.0;
-  const GpuPace pace = gpu_pace(w, spread, folded);
+  const GpuPace pace = gpu_pace(w, spread);
   for (std::uint32_t r = 0; r < n_ranks; ++r)
     ranks[r].set_gpu_time_factor(pace.time_factor[r]);
 
