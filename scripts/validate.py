@@ -179,7 +179,10 @@ def mpt_dims():
 def markdown_rows(text, heading):
     """The rows of the markdown table under `heading` (a line starting with it), as dicts."""
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip() == heading)
+    start = next((i for i, line in enumerate(lines) if line.strip() == heading), None)
+    if start is None:
+        refuse(f"--foundry-h100 {FOUNDRY_H100_README}: no table under '{heading}'; give llm-foundry's "
+               "scripts/train/benchmarking/README.md")
     header = [c.strip() for c in lines[start + 1].strip().strip("|").split("|")]
     for line in lines[start + 3:]:
         if not line.strip().startswith("|"):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/validate.py refuses a command-line mistake with a message that says what to do, and exit
 code 2: an unknown dataset, a held-out dataset (vtrain-multi, foundry-h100) without its file, a file
-that is not there. And it reads the held-out files as published: vTrain's starts with a UTF-8
+that is not there, a README without llm-foundry's tables. And it reads the held-out files as published: vTrain's starts with a UTF-8
 byte-order mark, llm-foundry's H100 tables are markdown in its benchmarking README.
 
   validate_errors.py SOURCE_DIR [ECHO_BINARY]
@@ -59,6 +59,15 @@ if not os.path.isfile(mpt_table):
         failures.append(f"foundry-h100 without ../shared/data: exit {out.returncode}, stderr {out.stderr.strip()[-300:]!r}")
 elif out.returncode != 0 or rows != ["MPT-1b 8xh100 seq2048 mb12 ckpt=False", "MPT-125m 8xh100 seq2048 mb8 ckpt=False"]:
     failures.append(f"foundry-h100 tables: exit {out.returncode}, rows {rows}, stderr {out.stderr.strip()[-300:]!r}")
+# A file that is not that README (no table under its headings): refused, saying which file to give.
+with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as other:
+    other.write("# Some other README\n\nNo tables here.\n")
+out = subprocess.run([sys.executable, script, "--datasets", "foundry-h100", "--foundry-h100", other.name, "--rows", "0",
+                      "--echo", echo], capture_output=True, text=True)
+os.unlink(other.name)
+expected = "no table under" if os.path.isfile(mpt_table) else "put ../shared/data beside the checkout"
+if out.returncode != 2 or expected not in out.stderr:
+    failures.append(f"foundry-h100 with another README: exit {out.returncode}, stderr {out.stderr.strip()[-300:]!r}")
 for f in failures:
     print(f)
 sys.exit(1 if failures else 0)
