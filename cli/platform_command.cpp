@@ -199,6 +199,7 @@ Action add_list(CLI::App* platform) {
                                   {"nic_latency", s.nic_latency},
                                   {"switch_latency", s.switch_latency},
                                   {"cpu", s.cpu},
+                                  {"gpu_nic_path", s.gpu_nic_path},
                                   {"gpu_speed_spread", s.gpu_speed_spread},
                                   {"collective_parameters", s.calibration},
                                   {"source", s.source},
@@ -207,11 +208,12 @@ Action add_list(CLI::App* platform) {
         all.push_back(j);
         continue;
       }
-      std::printf("%s\n  %u x %s per node, NVLink %s per GPU (%s), %u x %s NICs%s (%s), switch %s, %s CPU, GPU speed spread %s\n",
+      std::printf("%s\n  %u x %s per node, NVLink %s per GPU (%s), %u x %s NICs%s (%s), switch %s, %s CPU, GPU-NIC path %s, GPU speed spread %s\n",
                   name.c_str(), s.gpus_per_node, s.gpu.c_str(), s.nvlink_bw.c_str(), s.nvlink_latency.c_str(),
                   s.nics_per_node, s.nic_bw.c_str(),
                   nic_links < s.nics_per_node ? (" (" + std::to_string(s.nics_per_node / nic_links) + " per GPU)").c_str() : "",
-                  s.nic_latency.c_str(), s.switch_latency.c_str(), s.cpu.c_str(), s.gpu_speed_spread.c_str());
+                  s.nic_latency.c_str(), s.switch_latency.c_str(), s.cpu.c_str(), s.gpu_nic_path.c_str(),
+                  s.gpu_speed_spread.c_str());
       std::printf("  collective model: %s\n  source: %s\n", collective_parameters(s).c_str(), s.source.c_str());
       if (!s.approximation.empty())
         std::printf("  approximations: %s\n", s.approximation.c_str());

@@ -1,6 +1,7 @@
 #include "collectives/calibration.hpp"
 
 #include "base/user_error.hpp"
+#include "platforms/cluster_spec.hpp"
 
 #include <charconv>
 #include <string>
@@ -28,6 +29,7 @@ double read(const platforms::RouteOracle& platform, const std::string& source, c
 
 Calibration calibration_of(const platforms::RouteOracle& platform, const std::string& source) {
   Calibration c;
+  platforms::gpu_nic_path_value(platform.property("gpu_nic_path"), source);  // refuses what NCCL would not name
   constexpr const char* kProtocols[3] = {"ll", "ll128", "simple"};
   for (int p = 0; p < 3; ++p)
     c.extra_base_us[p] = read(platform, source, std::string("nccl.extra_base_us.") + kProtocols[p], 0.0, -1e3, 1e6);
@@ -37,6 +39,7 @@ Calibration calibration_of(const platforms::RouteOracle& platform, const std::st
     c.p2p_channel_GBps[k] = read(platform, source, std::string("nccl.p2p_channel_bw.") + kKinds[k], 0.0, 0.0, 1e5);
   }
   c.coll_channel_net_GBps = read(platform, source, "nccl.coll_channel_bw.net", 0.0, 0.0, 1e5);
+  c.net_overhead_us = read(platform, source, "nccl.net_overhead_us", -1.0, 0.0, 1e4);
   c.p2p_peer_net_us = read(platform, source, "nccl.p2p_peer_us.net", 0.0, 0.0, 1e4);
   c.ll_efficiency = read(platform, source, "nccl.efficiency.ll", 1.0, 1e-6, 1.0);
   c.ll128_efficiency = read(platform, source, "nccl.efficiency.ll128", 1.0, 1e-6, 1.0);

@@ -23,6 +23,10 @@
 //                               peer's sends and receives one after another (AllToAll: every
 //                               peer on other nodes), cheap through InfiniBand verbs (0), not
 //                               through libfabric's providers
+//   nccl.net_overhead_us        microseconds every step of an inter-node ring costs at least on
+//                               its intra-node hops, three times that for Simple (NCCL's "net
+//                               overhead": the proxy's work for each step). Unset: 1, NCCL's figure
+//                               for Intel hosts (NCCL's choices use its own figure for the host's CPU)
 //   nccl.coll_channel_bw.net    GB/s one collective channel (a CTA: NCCL runs each channel as one
 //                               thread block and one proxy connection) moves between nodes (0: no
 //                               limit). A NIC carrying few channels moves no more than they do
@@ -45,6 +49,7 @@ struct Calibration {
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
   double p2p_peer_net_us = 0.0;
+  double net_overhead_us = -1.0;  // < 0: NCCL's own figure for the host's CPU
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }

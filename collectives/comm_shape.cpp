@@ -12,6 +12,8 @@ CommShape comm_shape(const std::vector<std::uint32_t>& gpus, const platforms::Ro
     return s;
   s.arch = arch_from_gpu_model(platform.gpu_model(gpus.front()));
   s.amd_cpu = platform.property("cpu") == "amd";
+  const std::string nic_path = platform.property("gpu_nic_path");
+  s.nic_past_switches = nic_path == "phb" || nic_path == "sys";
   std::map<std::uint32_t, std::uint32_t> first_on_node;  // node -> a member GPU on it
   std::map<std::uint32_t, std::uint32_t> per_node;
   bool have_intra = false;

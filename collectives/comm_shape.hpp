@@ -23,6 +23,7 @@ struct CommShape {
   double net_latency_s = 0.0;  // GPU to GPU across nodes
   bool nvswitch = false;
   bool amd_cpu = false;        // root property cpu="amd": NCCL's LL caps across nodes depend on it
+  bool nic_past_switches = false;  // root property gpu_nic_path phb or sys: no LL128 across nodes
 };
 
 // `gpus` are the members' GPU indices, in member order.

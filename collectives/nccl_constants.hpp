@@ -54,7 +54,9 @@ inline constexpr double kTreeCorrection[3][23] = {
 inline constexpr int kMaxThreads[3] = {512, 640, 512};  // LL, LL128, Simple
 inline constexpr int kThreadThreshold[3] = {8, 8, 64};   // ring LL is further multiplied by nRanks
 
-// Inter-node rings pay at least the network post overhead per step (x3 for Simple).
-inline constexpr double kNetOverheadUs = 1.0;
+// Inter-node rings pay at least the network post overhead per step (x3 for Simple): NCCL's
+// getNetOverhead, 1 us on Intel hosts and 2 on AMD ones (NCCL_NET_OVERHEAD overrides it there).
+inline constexpr double kNetOverheadIntelUs = 1.0, kNetOverheadAmdUs = 2.0;
+constexpr double net_overhead_us(bool amd_cpu) { return amd_cpu ? kNetOverheadAmdUs : kNetOverheadIntelUs; }
 
 } // namespace echo::collectives::nccl

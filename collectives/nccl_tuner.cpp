@@ -63,6 +63,9 @@ std::string NcclTuner::unavailable(Op op, NcclAlgo a, Protocol p) const {
     return "PAT needs one GPU per node (this communicator has up to " + std::to_string(s.ppn) + ")";
   if (p == Protocol::ll128 && s.intra == platforms::LinkKind::pcie && s.ppn > 1)
     return "NCCL enables LL128 only over NVLink";
+  if (p == Protocol::ll128 && s.nodes > 1 && s.nic_past_switches)
+    return "NCCL enables LL128 across nodes only where a GPU reaches its NIC through PCIe switches (the "
+           "platform's gpu_nic_path is phb or sys)";
   if (s.ranks < 2)
     return "one rank: nothing to communicate";
   return {};
@@ -126,7 +129,7 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
     } else {
       double overhead = 0.0;
       if (s.nodes > 1)
-        overhead = kNetOverheadUs * (p == Protocol::simple ? 3 : 1);
+        overhead = net_overhead_us(s.amd_cpu) * (p == Protocol::simple ? 3 : 1);
       intra = std::max(intra, overhead);
       const std::uint32_t inter_steps = s.nodes == 1 ? 0 : op == Op::all_reduce ? 2 * (s.nodes - 1) : s.nodes - 1;
       lat += (steps - inter_steps) * intra + inter_steps * inter;

@@ -66,6 +66,7 @@ std::optional<std::string> shape_schedule_key(const Plan& plan, const Collective
   w.add(s.net_latency_s);
   w.add(s.nvswitch);
   w.add(s.amd_cpu);
+  w.add(s.nic_past_switches);
 
   w.add(call.op);
   w.add(call.bytes);

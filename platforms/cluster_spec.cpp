@@ -73,30 +73,38 @@ const std::map<std::string, ClusterSpec>& presets() {
     // ALCF Polaris (HPE Apollo 6500 Gen10+): 4x A100-SXM4-40GB joined by NVLink directly (4
     // NVLink3 links per GPU pair, no NVSwitch), 2x 200 Gb/s Slingshot-11 NICs, AMD EPYC 7543P,
     // dragonfly between groups. The parameters fitted on InfiniBand do not describe Slingshot
-    // through libfabric; two are fitted on their own, each on the 2-node NCCL 2.21 AllReduce table
+    // through libfabric; five are fitted on their own. Two on the 2-node NCCL 2.21 AllReduce table
     // of ../shared/data/collectives with the 8-node and other tables held out (docs/validation.md):
     // the fraction of the NICs' line rate a collective sustains (0.73, sizes from 64 MiB) and the
     // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). Two
-    // more on its 2-node NCCL 2.21 AllToAll (the 8-node, NCCL 2.18 and Sirius tables held out): the
+    // on its AllToAll (the NCCL 2.18, Sirius and 128-540-node runs held out): the
     // share of that rate a NIC sustains when every GPU sends to every other node at once (0.541,
-    // sizes from 64 MiB; InfiniBand's is 0.928) and the time the proxy spends setting up each peer
-    // across nodes, once per call (7.92 us, sizes 2-32 KiB: small AllToAlls took 62 us at 2 nodes
-    // and 290 at 8). The rest are NCCL's nominal figures.
+    // its 2-node table from 64 MiB; InfiniBand's is 0.928) and the time the proxy spends setting up each peer
+    // across nodes, once per call (9.22 us, fitted on the 2- and 8-node NCCL 2.21 tables at 2-32 KiB:
+    // small AllToAlls took 62 us at 2 nodes and 290 at 8); what every step of an inter-node ring
+    // costs at least, NCCL's "net overhead" (8.19 us, x3 for Simple as NCCL counts it; fitted on the
+    // 2-node NCCL 2.21 AllGather at 128 B-16 KiB, which took 67 us where NCCL's 1 us gave 31). The
+    // rest are NCCL's nominal figures.
     ClusterSpec polaris = a100;
     polaris.preset = "polaris";
     polaris.gpu = "A100-SXM4-40GB";
     polaris.gpus_per_node = 4;
     polaris.nics_per_node = 2;
-    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"},
-                           {"nccl.efficiency.all_to_all", "0.541"}, {"nccl.p2p_peer_us.net", "7.92"}};
+    // Each GPU and NIC hangs off its own root port of the one EPYC socket: ALCF runs NCCL with
+    // NCCL_NET_GDR_LEVEL=PHB so that GPUDirect RDMA crosses the host bridge at all.
+    polaris.gpu_nic_path = "phb";
+    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"}, {"nccl.net_overhead_us", "8.19"},
+                           {"nccl.efficiency.all_to_all", "0.541"}, {"nccl.p2p_peer_us.net", "9.22"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
-                     "nccl-tests AllReduce, the NICs' all-to-all share and the per-peer set-up on its 2-node AllToAll "
-                     "(docs/validation.md)";
+                     "nccl-tests AllReduce, the ring step overhead on its 2-node AllGather, the NICs' all-to-all share "
+                     "and the per-peer set-up on its AllToAll (docs/validation.md)";
     polaris.approximation = "NVLink without NVSwitch modelled as a switch (240 GB/s per GPU; a GPU pair has 80 GB/s "
                             "on its 4 links); dragonfly modelled as a fat-tree; Slingshot through libfabric as "
-                            "InfiniBand at its fitted rates, hop latency and per-peer set-up, its rendezvous "
-                            "protocol's cost from 128 KiB to 16 MiB not modelled";
+                            "InfiniBand at its fitted rates, hop latency, ring step overhead and per-peer set-up; "
+                            "NCCL's protocol switch from LL to Simple at 8+ nodes comes 16-32x too late (the "
+                            "network plugin's NIC speed as NCCL reads it is not known), and the provider's "
+                            "mid-size plateaus are not modelled";
     t["polaris"] = polaris;
 
     ClusterSpec h100 = a100;
@@ -218,6 +226,7 @@ const std::vector<Figure>& figures() {
       {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
       {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
       {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
+      {"gpu_nic_path", "PCIe path from a GPU to its NIC as NCCL names it: pix, pxb, phb (host bridge) or sys"},
       {"gpu_speed_spread", "Standard deviation of the GPUs' sustained speed, a fraction of the median GPU's, e.g. 0.012"},
       {"nodes", "Number of nodes"},
       {"nccl.extra_base_us.ll", "Calibrated: extra per-call latency of an LL collective (us)"},
@@ -238,6 +247,7 @@ const std::vector<Figure>& figures() {
       {"nccl.p2p_channel_bw.net", "Calibrated: GB/s one send/recv channel moves between nodes (0: no limit)"},
       {"nccl.coll_channel_bw.net", "Calibrated: GB/s one collective channel (a CTA) moves between nodes (0: no limit)"},
       {"nccl.p2p_peer_us.net", "Calibrated: us a send/recv group or AllToAll spends per peer across nodes, once per call"},
+      {"nccl.net_overhead_us", "Calibrated: us every step of an inter-node ring costs at least (x3 for Simple); unset: 1"},
   };
   return table;
 }
@@ -278,6 +288,16 @@ double gpu_speed_spread_value(const std::string& text, const std::string& origin
   return v;
 }
 
+std::string gpu_nic_path_value(const std::string& text, const std::string& origin) {
+  if (text.empty())
+    return "pxb";
+  if (text != "pix" && text != "pxb" && text != "phb" && text != "sys")
+    throw UserError(origin, 0, "`gpu_nic_path` = '" + text + "' is not a PCIe path NCCL knows",
+                    "use pix (one PCIe switch between GPU and NIC), pxb (several switches), phb (through the CPU's "
+                    "host bridge) or sys (across CPU sockets)");
+  return text;
+}
+
 void override_figure(ClusterSpec& spec, const std::string& key, const std::string& value,
                      const std::string& origin) {
   if (key == "gpu") {
@@ -304,6 +324,8 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
       throw UserError(origin, 0, "`oversubscription` must be a number >= 1, got '" + value + "'",
                       "write e.g. oversubscription=2 for a 2:1 fat-tree");
     spec.oversubscription = v;
+  } else if (key == "gpu_nic_path") {
+    spec.gpu_nic_path = gpu_nic_path_value(value, origin);
   } else if (key == "gpu_speed_spread") {
     gpu_speed_spread_value(value, origin);
     spec.gpu_speed_spread = value;

@@ -23,6 +23,10 @@ struct ClusterSpec {
   double oversubscription = 1.0; // leaf down-link capacity / leaf up-link capacity
   std::uint32_t pod_nodes = 32;  // nodes under one set of rail leaf switches
   std::string cpu = "intel";     // host CPU vendor (intel | amd): NCCL's LL limits across nodes depend on it
+  // The PCIe path from a GPU to its NIC as NCCL's topology names it: pix (one PCIe switch), pxb
+  // (several), phb (through the CPU's host bridge), sys (across CPU sockets). NCCL runs LL128
+  // between nodes only up to pxb.
+  std::string gpu_nic_path = "pxb";
   // Standard deviation of the GPUs' sustained speed, a fraction of the median GPU's
   // (core/gpu_speed_spread.hpp): an average 8% spread between a cluster's fastest and slowest GPU
   // of one model (Sinha et al., SC'22, over clusters of hundreds to tens of thousands of GPUs) is
@@ -43,6 +47,10 @@ const std::vector<std::string>& preset_names();
 // `gpu_speed_spread` (a preset figure and a platform file's root property): a fraction in [0, 0.2];
 // empty reads as 0. Throws UserError naming it and `origin` for anything else.
 double gpu_speed_spread_value(const std::string& text, const std::string& origin);
+
+// `gpu_nic_path` (a preset figure and a platform file's root property): pix, pxb, phb or sys; empty
+// reads as pxb. Throws UserError naming it and `origin` for anything else.
+std::string gpu_nic_path_value(const std::string& text, const std::string& origin);
 
 // The figures of a bundled preset. Throws UserError (naming the known presets) when unknown.
 ClusterSpec preset(const std::string& name, std::uint32_t nodes);

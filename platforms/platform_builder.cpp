@@ -64,6 +64,7 @@ void build_platform(simgrid::s4u::Engine& /*engine*/, const ClusterSpec& spec) {
   root->set_property("preset", spec.preset);
   root->set_property("homogeneous", "yes");
   root->set_property("cpu", spec.cpu);
+  root->set_property("gpu_nic_path", spec.gpu_nic_path);
   root->set_property("gpu_speed_spread", spec.gpu_speed_spread);
   for (const auto& [key, value] : spec.calibration)
     root->set_property(key, value);

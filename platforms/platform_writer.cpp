@@ -102,6 +102,7 @@ void write_platform_xml(const ClusterSpec& spec, std::ostream& out) {
       // All nodes alike, all pods alike: echo-des may cache routes per pair class.
       << "    <prop id=\"homogeneous\" value=\"yes\"/>\n"
       << "    <prop id=\"cpu\" value=\"" << spec.cpu << "\"/>\n"
+      << "    <prop id=\"gpu_nic_path\" value=\"" << spec.gpu_nic_path << "\"/>\n"
       << "    <prop id=\"gpu_speed_spread\" value=\"" << spec.gpu_speed_spread << "\"/>\n";
   // Calibrated parameters of the collective model travel with the platform they were fitted on.
   for (const auto& [key, value] : spec.calibration)

@@ -25,6 +25,7 @@ ordered_json platform_record(const platforms::PlatformSource& p) {
                     {"oversubscription", c.oversubscription},
                     {"pod_nodes", c.pod_nodes},
                     {"cpu", c.cpu},
+                    {"gpu_nic_path", c.gpu_nic_path},
                     {"gpu_speed_spread", c.gpu_speed_spread}};
   for (const auto& [key, value] : c.calibration)  // std::map: in key order
     j[key] = value;

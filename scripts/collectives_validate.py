@@ -5,6 +5,7 @@ the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/t
 reads errors). Nothing is fitted here: this is the baseline of issue 17.
 
   scripts/collectives_validate.py [--echo build/echo-des] [--markdown | --json] [--only SUBSTRING] [--detail] [--plot OUTDIR]
+                                  [--alcf-repo CLONE_OF_argonne-lcf/alcf-nccl-tests]
 
 Clusters and the presets they run on (`echo-des platform list` gives each preset's figures and
 sources; the `approximation` column says what the model cannot express yet):
@@ -21,6 +22,7 @@ import json
 import os
 import re
 import statistics
+import glob
 import subprocess
 import sys
 
@@ -76,6 +78,37 @@ def measured(path):
         except (ValueError, KeyError):
             continue
     return rows, dtype
+
+
+def measured_log(path):
+    """An nccl-tests output file as *_perf prints it: out-of-place time by size (sizes > 0)."""
+    rows = {}
+    for line in open(path, errors="replace"):
+        m = re.search(r"minBytes (\d+)", line)
+        if m:  # the sweep's start: nccl-tests rounds each size from it, so the model starts there too
+            rows[0] = int(m.group(1))
+        f = line.split()
+        if len(f) >= 6 and f[0].isdigit() and int(f[0]) > 0:
+            try:
+                rows[int(f[0])] = float(f[5])
+            except ValueError:
+                continue
+    return rows, "float"
+
+
+def alcf_tables(repo, manifest):
+    """The Polaris / Sirius runs of a clone of argonne-lcf/alcf-nccl-tests that ../shared/data does not
+    hold (128, 256 and 540 nodes): setup 5 (the shared tables' environment), named as the shared
+    tables are, each with a manifest row of its own."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(repo, "results_*", "nccl_*", "n*.g*", "*_output.dat.5"))):
+        parts = os.path.relpath(path, repo).split(os.sep)
+        op = os.path.basename(path)[:-len("_output.dat.5")]
+        name = f"alcf_{parts[0]}_{parts[1]}_{parts[2]}_{op}_setup5.dat"
+        if name[:-len(".dat")] + ".csv" in manifest or op + "_perf" not in OPS or not measured_log(path)[0]:
+            continue
+        found[name] = {"op": op + "_perf", "nccl": parts[1].replace("nccl_", "").replace("_", "."), "path": path}
+    return found
 
 
 # Tables run with NCCL settings that change what the model must pick (MANIFEST.csv's env column).
@@ -167,6 +200,8 @@ def main():
     ap.add_argument("--detail", action="store_true", help="print every size: measured, simulated, error")
     ap.add_argument("--plot", metavar="OUTDIR", help="also write OUTDIR/collectives-validation.{dat,png}: the signed "
                     "error by size, one panel per cluster (gnuplot, Debian's gnuplot-nox)")
+    ap.add_argument("--alcf-repo", metavar="DIR", help="also check the runs of a clone of argonne-lcf/alcf-nccl-tests "
+                    "that ../shared/data does not hold (Polaris at 128, 256 and 540 nodes: held out)")
     ap.add_argument("--set", action="append", default=[], metavar="PRESET:KEY=VALUE",
                     help="change a preset's figure for this run only (repeatable), e.g. dgx-h100:nccl.efficiency.net=0.9")
     a = ap.parse_args()
@@ -177,6 +212,12 @@ def main():
             ap.error(f"--set {item}: write PRESET:KEY=VALUE")
         extra_sets.setdefault(preset_name, []).append(figure)
     manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
+    if a.alcf_repo:
+        extra = alcf_tables(a.alcf_repo, manifest)
+        if not extra:
+            sys.exit(f"collectives_validate.py: no nccl-tests runs under {a.alcf_repo}/results_*/nccl_*/n*.g*/ that "
+                     "../shared/data does not hold: give a clone of argonne-lcf/alcf-nccl-tests")
+        manifest.update(extra)
     listed = subprocess.run([a.echo, "platform", "list", "--json"], capture_output=True, text=True, check=True)
     approximations = {p["preset"]: p["approximation"] for p in json.loads(listed.stdout)}
     results = []
@@ -193,15 +234,16 @@ def main():
         sets = sets + extra_sets.get(preset, [])
         approx = "; ".join(x for x in (approx, approximations.get(preset, "")) if x)
         nodes, per_node = layout(name, row)
-        real, dtype = measured(os.path.join(DATA, name))
+        real, dtype = measured_log(row["path"]) if "path" in row else measured(os.path.join(DATA, name))
         if not real:
             continue
         # A run with fewer GPUs per node than the machine has uses the GPUs' own NICs (NCCL picks
         # the closest), the rest idle.
         if per_node < PRESET_GPUS_PER_NODE[preset]:
             sets = sets + [f"nics_per_node={per_node}"]
+        start = real.pop(0, None)
         sizes_run = [s for s in real if s > 0]
-        sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, min(sizes_run), max(sizes_run),
+        sim, why = simulated(a.echo, preset, nodes, per_node, sets, OPS[row["op"]], dtype, start or min(sizes_run), max(sizes_run),
                              table_env(name), nccl_version(name, row))
         if sim is None:
             print(f"{name}: not run: {why}", file=sys.stderr)

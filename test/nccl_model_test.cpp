@@ -530,3 +530,73 @@ TEST_CASE("a collective channel's network rate holds back a NIC that carries few
   CHECK(bandwidth(8, 20, CtaLimits{24, 64}) == test::Approx(bandwidth(8, 0, {})));
   CHECK(bandwidth(4, 20, {}) == test::Approx(bandwidth(4, 0, {})));
 }
+
+TEST_CASE("NCCL's net overhead: 1 us a ring step on Intel hosts, 2 on AMD ones, x3 for Simple") {
+  // Eight nodes of one GPU: 7 ring steps of an AllGather, every one across nodes; on two nodes of
+  // four, 7 steps of which 1 crosses (NCCL's count), the other 6 paying max(NVLink, overhead).
+  auto amd = ndv4(2), intel = ndv4(2);
+  amd.gpus_per_node = intel.gpus_per_node = 4;
+  intel.properties["cpu"] = "intel";
+  const auto gpus = call_of(Op::all_gather, 1 << 20, 8).gpus;
+  const NcclTuner on_amd(comm_shape(gpus, amd)), on_intel(comm_shape(gpus, intel));
+  CHECK(on_amd.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) ==
+        test::Approx(on_intel.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) + 6 * (2.0 - 1.0)));
+  CHECK(on_amd.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::simple) ==
+        test::Approx(on_intel.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::simple) + 6 * (6.0 - 3.4)));
+}
+
+TEST_CASE("a calibrated net overhead is what every intra-node step of an inter-node ring costs at least") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  auto p = ndv4(2);
+  p.gpus_per_node = 4;
+  const auto call = call_of(Op::all_gather, 1 << 20, 8);
+  NcclSelection ring_ll, ring_simple;
+  ring_ll.restrict_protocols("LL", "test");
+  ring_simple.restrict_protocols("Simple", "test");
+  const auto hop_us = [&](const NcclSelection& s, const char* overhead) {
+    auto q = p;
+    if (overhead != nullptr)
+      q.properties["nccl.net_overhead_us"] = overhead;
+    const CollectiveModel m(q, registry, s, calibration_of(q, "test"));
+    return m.plan(call).costs.hop(platforms::LinkKind::nvlink) * 1e6;
+  };
+  // Unset: NCCL's Intel figure as the cost on every host (the InfiniBand tables of AMD hosts fit it).
+  CHECK(hop_us(ring_ll, nullptr) == test::Approx(1.0));
+  CHECK(hop_us(ring_simple, nullptr) == test::Approx(3.4));  // NVLink's own Simple hop is longer than 3 x 1
+  CHECK(hop_us(ring_ll, "8") == test::Approx(8.0));
+  CHECK(hop_us(ring_simple, "8") == test::Approx(24.0));
+  // One node: no network, no overhead.
+  auto one = ndv4(1);
+  one.properties["nccl.net_overhead_us"] = "8";
+  const CollectiveModel single(one, registry, ring_ll, calibration_of(one, "test"));
+  CHECK(single.plan(call_of(Op::all_gather, 1 << 20, 8)).costs.hop(platforms::LinkKind::nvlink) * 1e6 < 1.0);
+
+  auto bad = ndv4(2);
+  bad.properties["nccl.net_overhead_us"] = "-1";
+  CHECK(echo::test::user_error_of([&] { calibration_of(bad, "p.xml"); }).find("nccl.net_overhead_us") != std::string::npos);
+}
+
+TEST_CASE("LL128 across nodes only where a GPU reaches its NIC through PCIe switches") {
+  const auto gpus = call_of(Op::all_reduce, 1 << 20, 16).gpus;
+  auto behind_switches = ndv4(2), through_host = ndv4(2);
+  through_host.properties["gpu_nic_path"] = "phb";
+  CHECK(NcclTuner(comm_shape(gpus, behind_switches)).unavailable(Op::all_reduce, NcclAlgo::ring, Protocol::ll128).empty());
+  const std::string why = NcclTuner(comm_shape(gpus, through_host)).unavailable(Op::all_reduce, NcclAlgo::ring, Protocol::ll128);
+  CHECK(why.find("PCIe switches") != std::string::npos);
+  // Inside one node the NIC is not on the way.
+  auto one = ndv4(1);
+  one.properties["gpu_nic_path"] = "phb";
+  CHECK(NcclTuner(comm_shape(call_of(Op::all_reduce, 1 << 20, 8).gpus, one))
+            .unavailable(Op::all_reduce, NcclAlgo::ring, Protocol::ll128).empty());
+  // The model never picks it there.
+  const auto registry = AlgorithmRegistry::with_builtins();
+  for (std::uint64_t bytes = 1 << 10; bytes <= (1ull << 30); bytes <<= 2)
+    CHECK(CollectiveModel(through_host, registry, {}, calibration_of(through_host, "t")).plan(call_of(Op::all_reduce, bytes, 16)).protocol !=
+          Protocol::ll128);
+
+  auto bad = ndv4(2);
+  bad.properties["gpu_nic_path"] = "nvlink";
+  const std::string e = echo::test::user_error_of([&] { calibration_of(bad, "p.xml"); });
+  CHECK(e.find("gpu_nic_path") != std::string::npos);
+  CHECK(e.find("p.xml") != std::string::npos);
+}

@@ -156,7 +156,7 @@ ranks { first: 0 template_name: "r" })");
 TEST_CASE("a preset platform with --set what-if figures") {
   TempDir dir;
   const std::string trace = dir.file("trace.pbtxt", R"(
-templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 100000000 } } }
+templates { name: "t" streams: "s" tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 400000000 } } }
 ranks { first: 0 count: 16 template_name: "t" })");
   const std::string job = dir.file("job.yaml", "platform: {preset: dgx-a100, nodes: 2}\nworkload: {trace: trace.pbtxt}\n");
   const double fast = run_json("'" + job + "'")["iteration_time_s"].get<double>();
@@ -369,10 +369,12 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
   CHECK(r.out.find("collective model: fitted: nccl.coll_channel_bw.net=20.1 nccl.efficiency.all_to_all=0.928 "
                    "nccl.efficiency.nvls=0.77") != std::string::npos);  // Hopper
   CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.928 nccl.efficiency.ll=0.507") != std::string::npos);
-  CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.541 nccl.efficiency.net=0.73 nccl.extra_hop_us.net=7 nccl.p2p_peer_us.net=7.92\n") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.541 nccl.efficiency.net=0.73 nccl.extra_hop_us.net=7 nccl.net_overhead_us=8.19 nccl.p2p_peer_us.net=9.22\n") != std::string::npos);
   const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
   REQUIRE(json.size() == 7);
   CHECK(json[6]["preset"] == "polaris");
+  CHECK(json[6]["gpu_nic_path"] == "phb");  // ALCF's NCCL_NET_GDR_LEVEL=PHB
+  CHECK(r.out.find("amd CPU, GPU-NIC path phb, GPU speed spread") != std::string::npos);
   CHECK(json[6]["approximation"].get<std::string>().find("NVLink without NVSwitch") != std::string::npos);
   CHECK(json[0]["collective_parameters"]["nccl.efficiency.net"] == "0.96");  // bare metal (Sophia)
   CHECK(json[1]["collective_parameters"]["nccl.efficiency.net"] == "0.64");  // Azure's virtual machines
@@ -1089,4 +1091,30 @@ TEST_CASE("ECHO_DES_CONTEXT_FACTORY picks SimGrid's contexts (thread for sanitiz
   CHECK(other.err.find("takes only SimGrid's context factory") != std::string::npos);
   CHECK(run_cli("run examples/two_ranks/job.yaml -q --cfg=contexts/factory:fibers").err.find("unknown SimGrid context factory") !=
         std::string::npos);
+}
+
+TEST_CASE("a GPU-NIC path NCCL does not name is refused, from --set and from a platform file") {
+  const auto r = run_cli("nccl-tests --platform preset:dgx-a100:2 --op all_reduce -g 16 -b 1M -e 1M --set gpu_nic_path=nvlink");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("`gpu_nic_path` = 'nvlink' is not a PCIe path NCCL knows") != std::string::npos);
+  CHECK(r.err.find("pix") != std::string::npos);
+  // What-if: the same nodes with their NICs behind the host bridge lose LL128 between nodes.
+  const auto pxb = run_cli("nccl-tests --platform preset:dgx-a100:2 --op all_reduce -g 16 -b 64M -e 64M");
+  const auto phb = run_cli("nccl-tests --platform preset:dgx-a100:2 --op all_reduce -g 16 -b 64M -e 64M --set gpu_nic_path=phb");
+  REQUIRE(pxb.code == 0);
+  REQUIRE(phb.code == 0);
+  CHECK(pxb.out.find("LL128") != std::string::npos);
+  CHECK(phb.out.find("LL128") == std::string::npos);
+
+  TempDir dir;
+  REQUIRE(run_cli("platform generate --preset dgx-a100 --nodes 2 -o '" + (dir / "p.xml") + "'").code == 0);
+  std::string xml = slurp(dir / "p.xml");
+  const std::string prop = R"(<prop id="gpu_nic_path" value="pxb"/>)";
+  REQUIRE(xml.find(prop) != std::string::npos);
+  xml.replace(xml.find(prop), prop.size(), R"(<prop id="gpu_nic_path" value="pcie"/>)");
+  const std::string file = dir.file("bad.xml", xml);
+  const auto from_file = run_cli("nccl-tests --platform '" + file + "' --op all_reduce -g 16 -b 1M -e 1M");
+  CHECK(from_file.code == 2);
+  CHECK(from_file.err.find("`gpu_nic_path` = 'pcie'") != std::string::npos);
+  CHECK(from_file.err.find("bad.xml") != std::string::npos);
 }
