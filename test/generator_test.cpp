@@ -1186,3 +1186,18 @@ TEST_CASE("the embedding's backward zeroes a dense gradient of the whole table a
   CHECK(zero == test::Approx(50304.0 / 2 * 2048 * 2 / (h100.hbm_Bps * h100.memory_efficiency) * 1e6).epsilon(0.01));
   CHECK(us["embedding.grad_accumulate"][0] - overhead == test::Approx(5 * zero).epsilon(0.01));
 }
+
+TEST_CASE("the Grand Teton H100 (96 GB HBM2e at 500 W): SXM silicon, slower memory, clocks of its power limit") {
+  const GpuSpec sxm = *gpu_preset("H100-SXM5-80GB"), teton = *gpu_preset("h100-96gb");
+  CHECK(teton.name == "H100-SXM5-96GB-HBM2e");
+  CHECK(teton.sms == sxm.sms);
+  // A third of the way from the NVL's 400 W datasheet peaks to the SXM's 700 W ones.
+  CHECK(teton.peak_bf16 == test::Approx(835e12 + (sxm.peak_bf16 - 835e12) / 3).epsilon(1e-3));
+  CHECK(teton.peak_fp8 == test::Approx(1670.5e12 + (sxm.peak_fp8 - 1670.5e12) / 3).epsilon(1e-3));
+  // A streaming kernel runs at its memory's pace.
+  KernelOp copy;
+  copy.bytes = 8e9;
+  const ComputeModel slow(teton, DataType::bf16), fast(sxm, DataType::bf16);
+  CHECK((slow.time_s(copy) - ComputeModel::kKernelOverheadS) / (fast.time_s(copy) - ComputeModel::kKernelOverheadS) ==
+        test::Approx(3350.0 / 2400.0));
+}

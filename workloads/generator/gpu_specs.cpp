@@ -74,6 +74,13 @@ const std::vector<GpuSpec>& gpu_presets() {
        312e12, 0, 0.83, 0.87, 0.93},
       {"H100-SXM5-80GB", {"h100", "h100-sxm", "h100-80gb", "h100-sxm-80gb"}, GpuArch::hopper, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12,
        989.4e12, 1978.9e12, 0.75, 0.88, 0.9, 0.921},
+      // Meta's Grand Teton H100 (torchtitan's benchmark machine): the SXM part with 96 GB of HBM2e at
+      // 2.4 TB/s, run at its default 500 W limit. torchtitan: "the actual peak TFLOPs number is
+      // between SXM and NVL". Same 132 SMs as both, so the peaks scale with the clock the power
+      // limit allows: interpolated in board power between the H100 NVL datasheet (400 W: 835 /
+      // 1670.5 dense bf16 / fp8, 417.5 tf32, 60 fp32) and the SXM's (700 W): a third of the way.
+      {"H100-SXM5-96GB-HBM2e", {"h100-96gb", "h100-hbm2e", "h100-grand-teton"}, GpuArch::hopper, 132, 96e9, 2400e9, 62.3e12,
+       443.2e12, 886.5e12, 1773.3e12, 0.75, 0.88, 0.9, 0.921},
       {"H800-SXM5-80GB", {"h800", "h800-sxm", "h800-80gb"}, GpuArch::hopper, 132, 80 * kGiB, 3350e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
        0.75, 0.88, 0.9, 0.921},
       {"H200-SXM-141GB", {"h200", "h200-sxm", "h200-141gb"}, GpuArch::hopper, 132, 141e9, 4800e9, 67e12, 494.7e12, 989.4e12, 1978.9e12,
