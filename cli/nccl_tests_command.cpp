@@ -87,7 +87,8 @@ Action add_nccl_tests_command(CLI::App& app, const collectives::AlgorithmSetup& 
   cmd->add_option("--set", opts->figures, "Change a preset's figure, platform.KEY=VALUE as `run --set` takes it (or KEY=VALUE; see `platform generate --help`); repeatable");
   cmd->add_option("--nccl-version", opts->nccl_version,
                   "NCCL release (" + collectives::known_nccl_versions() + "; default " + collectives::kNewestNccl.str() +
-                      "): algorithms it does not have (NVLS before 2.17, NVLSTree before 2.18, PAT before 2.23) are not chosen");
+                      "): algorithms it does not have (NVLS before 2.17, NVLSTree before 2.18, PAT before 2.23) are not chosen, "
+                      "and its own tuning constants choose among the rest");
   cmd->add_flag("--json", opts->json, "Print the sweep as one JSON object (a row per size) instead of nccl-tests' table");
   cmd->add_option("--fidelity", opts->fidelity,
                   "analytic (closed form), steps (run the schedule; default) or a registered network model; flow equals steps for a call alone");

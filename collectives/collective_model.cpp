@@ -144,7 +144,7 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
   plan.shape = comm_shape(call.gpus, platform_);
   plan.node_of_member = nodes_of(call, platform_);
   const CommShape& shape = plan.shape;
-  const NcclTuner tuner(shape);  // the channel search, once per plan
+  const NcclTuner tuner(shape, selection_.nccl_version());  // the channel search, once per plan
   std::string why_not;
 
   // A researcher's algorithm named for this op comes first.

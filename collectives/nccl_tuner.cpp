@@ -28,7 +28,8 @@ bool is_nccl_function(Op op) {
 
 } // namespace
 
-NcclTuner::NcclTuner(const CommShape& shape) : shape_(shape), ring_(ring_graph(shape)), nvls_(nvls_graph(shape)) {}
+NcclTuner::NcclTuner(const CommShape& shape, NcclVersion release)
+    : shape_(shape), ring_(ring_graph(shape)), nvls_(nvls_graph(shape)), release_(release_tuning(release)) {}
 
 std::string NcclTuner::unavailable(Op op, NcclAlgo a, Protocol p) const {
   const CommShape& s = shape_;
@@ -72,7 +73,7 @@ std::string NcclTuner::unavailable(Op op, NcclAlgo a, Protocol p) const {
 }
 
 double nccl_algorithm_bandwidth(const CommShape& s, Op op, NcclAlgo a, Protocol p, const ChannelGraph& g,
-                                SpeedReading reading, double channel_share) {
+                                SpeedReading reading, double channel_share, bool ring_ll_quarter) {
   const std::size_t arch = index(s.arch), nc = s.nodes <= 2 ? s.nodes - 1 : 2;
   const std::size_t ll_row = s.nodes == 1 ? arch : (s.amd_cpu ? 1 : 0);
   const double ppn = static_cast<double>(s.ranks) / s.nodes;
@@ -90,8 +91,10 @@ double nccl_algorithm_bandwidth(const CommShape& s, Op op, NcclAlgo a, Protocol 
       bw = std::min(bw, kPerChMaxNvlsTreeBw[arch][nc]);
   }
   double bus = g.channels * bw;
-  if (a == NcclAlgo::ring && p == Protocol::ll)
-    bus = std::min(kLlMaxBw[ll_row][nc] * channel_share, bus * 0.5);
+  if (a == NcclAlgo::ring && p == Protocol::ll) {
+    const bool quarter = s.nodes > 1 || op == Op::all_reduce || op == Op::reduce;
+    bus = std::min(kLlMaxBw[ll_row][nc] * channel_share, bus * (!ring_ll_quarter ? 0.5 : quarter ? 0.25 : 1.0 / 3.0));
+  }
   if (a == NcclAlgo::ring && p == Protocol::ll128)
     bus = std::min(bus * 0.92, g.channels * kPerChMaxRingLL128Bw[arch][nc]);
   if (a == NcclAlgo::tree && op == Op::all_reduce)
@@ -117,15 +120,21 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
   const std::size_t ai = index(a), pi = index(p);
   const int intra_hw = s.intra == platforms::LinkKind::pcie ? kPci : kNvlink;
   const double ppn = static_cast<double>(s.ranks) / s.nodes;
-  double lat = kBaseLatency[ai][pi];
-  double intra = kHwLatency[intra_hw][ai][pi];
-  const double inter = ppn == 1 ? kHwLatency[kNet][index(NcclAlgo::tree)][pi] : kHwLatency[kNet][ai][pi];
+  // Tree and Ring read their constants from the release; the others from the newest.
+  const auto hop = [&](int hw, NcclAlgo algo) {
+    return algo == NcclAlgo::tree || algo == NcclAlgo::ring ? release_.hop_us[hw][algo == NcclAlgo::ring][pi]
+                                                            : kHwLatency[hw][index(algo)][pi];
+  };
+  const bool tree_or_ring = a == NcclAlgo::tree || a == NcclAlgo::ring;
+  double lat = tree_or_ring ? release_.base_us[a == NcclAlgo::ring][pi] : kBaseLatency[ai][pi];
+  double intra = hop(intra_hw, a);
+  const double inter = ppn == 1 ? hop(kNet, NcclAlgo::tree) : hop(kNet, a);
   const std::uint32_t steps = nsteps(op, s.ranks);
   switch (a) {
   case NcclAlgo::ring:
     if (op == Op::broadcast || op == Op::reduce) {
       // NCCL's rings use the same channels both ways here: one hop's latency in all.
-      lat += kHwLatency[s.nodes == 1 ? intra_hw : kNet][ai][pi];
+      lat += hop(s.nodes == 1 ? intra_hw : kNet, a);
     } else {
       double overhead = 0.0;
       if (s.nodes > 1)
@@ -156,7 +165,7 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
 std::optional<double> NcclTuner::estimate_us(Op op, NcclAlgo a, Protocol p, std::uint64_t bytes) const {
   if (!unavailable(op, a, p).empty())
     return std::nullopt;
-  double bw = nccl_algorithm_bandwidth(shape_, op, a, p, graph(a), SpeedReading::nccl);
+  double bw = nccl_algorithm_bandwidth(shape_, op, a, p, graph(a), SpeedReading::nccl, 1.0, release_.ring_ll_quarter);
   double lat = latency_us(op, a, p);
   if (bw <= 0)
     return std::nullopt;

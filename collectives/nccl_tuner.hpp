@@ -5,6 +5,8 @@
 // (nccl_cost.hpp): NCCL's estimate decides, the physics predicts.
 #include "collectives/channel_search.hpp"
 #include "collectives/comm_shape.hpp"
+#include "collectives/nccl_release_tuning.hpp"
+#include "collectives/nccl_version.hpp"
 #include "collectives/nccl_vocabulary.hpp"
 #include "collectives/op.hpp"
 
@@ -21,13 +23,15 @@ enum class SpeedReading { nccl, physical };
 
 // Algorithm bandwidth in GB/s (time = bytes / bandwidth) of (op, algo, proto) on graph `g`, with
 // NCCL's protocol and algorithm limits (LL and LL128 caps, tree efficiency, NVLS factors).
-// `channel_share` scales NCCL's whole-communicator LL cap when only part of the channels run.
+// `channel_share` scales NCCL's whole-communicator LL cap when only part of the channels run;
+// `ring_ll_quarter`: the LL ring as releases up to 2.20 read it (1/4 or 1/3 of the bus, not 1/2).
 double nccl_algorithm_bandwidth(const CommShape& shape, Op op, NcclAlgo algo, Protocol proto, const ChannelGraph& g,
-                                SpeedReading reading, double channel_share = 1.0);
+                                SpeedReading reading, double channel_share = 1.0, bool ring_ll_quarter = false);
 
 class NcclTuner {
 public:
-  explicit NcclTuner(const CommShape& shape);
+  // `release`: the NCCL whose tuning constants choose (nccl_release_tuning.hpp).
+  explicit NcclTuner(const CommShape& shape, NcclVersion release = kNewestNccl);
 
   // Empty when NCCL would not run this pair for this op here; the reason says why.
   std::string unavailable(Op op, NcclAlgo algo, Protocol proto) const;
@@ -45,6 +49,7 @@ private:
 
   CommShape shape_;
   ChannelGraph ring_, nvls_;
+  const NcclReleaseTuning& release_;
 };
 
 } // namespace echo::collectives

@@ -1,7 +1,9 @@
 #pragma once
-// Which NCCL release a job runs: what the model knows of NCCL differs by release only in which
+// Which NCCL release a job runs: what the model knows of NCCL differs by release in which
 // algorithms exist (from NCCL's own sources: NCCL_ALGO_NVLS appears in 2.17, NCCL_ALGO_NVLS_TREE in
-// 2.18, NCCL_ALGO_PAT in 2.23). The default is the newest release the model was read from.
+// 2.18, NCCL_ALGO_PAT in 2.23), in the tuning constants that choose among them
+// (nccl_release_tuning.hpp) and in the p2p channels a peer gets (p2p_channels.hpp). The default is
+// the newest release the model was read from.
 #include "collectives/nccl_vocabulary.hpp"
 
 #include <optional>

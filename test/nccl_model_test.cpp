@@ -600,3 +600,47 @@ TEST_CASE("LL128 across nodes only where a GPU reaches its NIC through PCIe swit
   CHECK(e.find("gpu_nic_path") != std::string::npos);
   CHECK(e.find("p.xml") != std::string::npos);
 }
+
+TEST_CASE("NCCL's tuning constants by release: what steers the choice changed, what the hardware does did not") {
+  auto p = ndv4(4);
+  p.gpus_per_node = 4;
+  p.nic_Bps = 5e9;  // slow enough that NCCL's LL cap does not bind
+  const auto gpus = call_of(Op::all_gather, 1 << 20, 16).gpus;
+  const CommShape shape = comm_shape(gpus, p);
+  const NcclTuner v2_18(shape, {2, 18}), v2_21(shape, {2, 21}), v2_23(shape, {2, 23}), newest(shape);
+  // Ring LL across nodes: a quarter of the graph's bandwidth up to 2.20, half from 2.21.
+  const std::uint64_t big = 64 << 20;
+  const auto ll_us = [&](const NcclTuner& t) {
+    return *t.estimate_us(Op::all_gather, NcclAlgo::ring, Protocol::ll, big) - t.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll);
+  };
+  CHECK(ll_us(v2_18) == test::Approx(2 * ll_us(v2_21)));
+  CHECK(ll_us(v2_21) == test::Approx(ll_us(newest)));
+  // Tree Simple: 28 us a hop in 2.19-2.22, 14 across nodes in 2.18 and from 2.23, where its base latency became 8.4.
+  const auto tree_simple = [&](const NcclTuner& t) { return t.latency_us(Op::all_reduce, NcclAlgo::tree, Protocol::simple); };
+  // 2 x ((4 - 1) intra + log2(4) inter) hops
+  CHECK(tree_simple(v2_21) == test::Approx(0.0 + 2 * (3 * 28 + 2 * 28)));
+  CHECK(tree_simple(v2_18) == test::Approx(0.0 + 2 * (3 * 4 + 2 * 14)));
+  CHECK(tree_simple(v2_23) == test::Approx(8.4 + 2 * (3 * 4.0 + 2 * 14)));
+  // So 2.18 leaves LL earlier on a multi-node AllGather, as ALCF's Polaris runs show.
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto last_ll = [&](int minor) {
+    NcclSelection s;
+    s.set_nccl_version({2, minor});
+    const CollectiveModel m(p, registry, s, calibration_of(p, "t"));
+    for (std::uint64_t bytes = 1 << 12;; bytes <<= 1)
+      if (m.plan(call_of(Op::all_gather, bytes, 16)).protocol != Protocol::ll)
+        return bytes / 2;
+  };
+  CHECK(last_ll(18) < last_ll(21));
+  // The time of a given pick does not depend on the release.
+  NcclSelection ring_simple_18, ring_simple_21;
+  for (auto* s : {&ring_simple_18, &ring_simple_21}) {
+    s->restrict_algorithms("ring", "t");
+    s->restrict_protocols("Simple", "t");
+  }
+  ring_simple_18.set_nccl_version({2, 18});
+  ring_simple_21.set_nccl_version({2, 21});
+  const auto call = call_of(Op::all_gather, 1 << 20, 16);
+  const CollectiveModel a(p, registry, ring_simple_18, {}), b(p, registry, ring_simple_21, {});
+  CHECK(*a.closed_form_s(a.plan(call), call) == test::Approx(*b.closed_form_s(b.plan(call), call)));
+}
