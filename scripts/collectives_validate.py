@@ -18,11 +18,11 @@ A table run with fewer GPUs per node than the machine has uses those GPUs' own N
 """
 import argparse
 import csv
+import glob
 import json
 import os
 import re
 import statistics
-import glob
 import subprocess
 import sys
 
@@ -105,7 +105,7 @@ def alcf_tables(repo, manifest):
         parts = os.path.relpath(path, repo).split(os.sep)
         op = os.path.basename(path)[:-len("_output.dat.5")]
         name = f"alcf_{parts[0]}_{parts[1]}_{parts[2]}_{op}_setup5.dat"
-        if name[:-len(".dat")] + ".csv" in manifest or op + "_perf" not in OPS or not measured_log(path)[0]:
+        if name[:-len(".dat")] + ".csv" in manifest or op + "_perf" not in OPS or not any(measured_log(path)[0]):
             continue
         found[name] = {"op": op + "_perf", "nccl": parts[1].replace("nccl_", "").replace("_", "."), "path": path}
     return found
@@ -215,8 +215,9 @@ def main():
     if a.alcf_repo:
         extra = alcf_tables(a.alcf_repo, manifest)
         if not extra:
-            sys.exit(f"collectives_validate.py: no nccl-tests runs under {a.alcf_repo}/results_*/nccl_*/n*.g*/ that "
-                     "../shared/data does not hold: give a clone of argonne-lcf/alcf-nccl-tests")
+            print(f"collectives_validate.py: no nccl-tests runs under {a.alcf_repo}/results_*/nccl_*/n*.g*/ that "
+                  "../shared/data does not hold: give a clone of argonne-lcf/alcf-nccl-tests", file=sys.stderr)
+            sys.exit(2)
         manifest.update(extra)
     listed = subprocess.run([a.echo, "platform", "list", "--json"], capture_output=True, text=True, check=True)
     approximations = {p["preset"]: p["approximation"] for p in json.loads(listed.stdout)}

@@ -2,7 +2,7 @@
 """scripts/collectives_validate.py --alcf-repo: runs of a clone of argonne-lcf/alcf-nccl-tests that
 ../shared/data does not hold join the table, named and laid out as the shared ones (nodes from the
 directory, NCCL release from its parent, setup 5 only); a directory without such runs is refused.
-A fake clone with one 16-node AllGather stands in for the real one. Exits 77 (skipped) without
+A fake clone with one 16-node AllGather (and a run that never started, left out) stands in for the real one. Exits 77 (skipped) without
 ../shared, which the script reads its manifest from.
 
   alcf_repo_option.py ECHO_BINARY SOURCE_DIR
@@ -30,6 +30,10 @@ with tempfile.TemporaryDirectory() as repo:
             f.write(f"{size:>12} {count:>12}  float  none  -1  {us:8.1f}  0.00  0.00  0  {us:8.1f}  0.00  0.00  0\n")
     with open(os.path.join(run, "all_gather_output.dat.4"), "w") as f:
         f.write("not setup 5: ignored\n")
+    failed = os.path.join(repo, "results_polaris", "nccl_2_21", "n32.g4.2024-01-01-00-00-00")
+    os.makedirs(failed)
+    with open(os.path.join(failed, "all_reduce_output.dat.5"), "w") as f:  # a run that never started
+        f.write("# nThread 1 nGpus 1 minBytes 4 maxBytes 1073741824 step: 2(factor)\nCXI alloc failed on cxi0\n")
     out = subprocess.run([sys.executable, script, "--echo", echo, "--alcf-repo", repo, "--only", ".dat", "--json"],
                          capture_output=True, text=True)
     if out.returncode != 0:
@@ -49,7 +53,7 @@ with tempfile.TemporaryDirectory() as repo:
         failures.append(f"sizes compared {compared}")
     empty = subprocess.run([sys.executable, script, "--echo", echo, "--alcf-repo", os.path.join(repo, "results_polaris")],
                            capture_output=True, text=True)
-    if empty.returncode == 0 or "give a clone of argonne-lcf/alcf-nccl-tests" not in empty.stderr:
+    if empty.returncode != 2 or "give a clone of argonne-lcf/alcf-nccl-tests" not in empty.stderr:
         failures.append(f"a directory without runs: exit {empty.returncode}, {empty.stderr.strip()}")
 for f in failures:
     print("FAIL:", f)
