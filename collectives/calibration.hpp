@@ -9,8 +9,9 @@
 //                               (may be negative: NCCL's figure is a guess for a typical machine)
 //   nccl.efficiency.KIND        fraction of the link bandwidth a channel really achieves
 //   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
-//   nccl.efficiency.nvls        fraction of NCCL's NVLS / NVLSTree bandwidth inside a node the
-//                               switch reduction sustains (the network's part is not touched)
+//   nccl.efficiency.nvls        fraction of a GPU's NVLink bandwidth the switch's multicast
+//                               reduction sustains inside a node, NVLS / NVLSTree (the network's
+//                               part is not touched; an AllReduce carries S (1 + 1/n) each way)
 //   nccl.efficiency.all_to_all  fraction of the NICs' collective rate (after nccl.efficiency.net)
 //                               that AllToAll sustains, every GPU sending to and receiving from
 //                               every other node at once (many connections into each NIC)

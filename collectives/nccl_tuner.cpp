@@ -82,6 +82,20 @@ double nccl_algorithm_bandwidth(const CommShape& s, Op op, NcclAlgo a, Protocol 
     const double inter = g.bw_inter_GBps * ((a == NcclAlgo::tree && s.nodes == 2) ? 2 : 1);
     bw = s.ppn > 1 ? std::min(g.bw_intra_GBps, inter) : inter;
   }
+  if ((a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) && reading == SpeedReading::physical && op == Op::all_reduce) {
+    // What a GPU's NVLinks carry, each way: the switch reads all of its buffer for the others'
+    // reductions and hands it its 1/n share reduced (ld_reduce), then it multicasts that share and
+    // receives everyone's (st): S (1 + 1/n) for S bytes. NCCL's own formula grows with fewer GPUs;
+    // the links' load does not (4 H100s take 1.13x the time of 8 for the same AllReduce).
+    double alg = g.bw_intra_GBps * g.channels * ppn / (ppn + 1);
+    if (s.nodes > 1) {
+      double inter = g.bw_inter_GBps * ((s.nodes <= 2 && a == NcclAlgo::nvls_tree) ? 2 : 1);
+      if (a == NcclAlgo::nvls_tree)
+        inter = std::min(inter, kPerChMaxNvlsTreeBw[arch][nc]);
+      alg = std::min(alg, g.channels * inter * static_cast<double>(s.ranks) / nsteps(op, s.ranks));
+    }
+    return alg;
+  }
   if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree) {
     double intra = g.bw_intra_GBps * kNvlsEfficiency[arch] * (g.channels - 1) / g.channels;
     intra *= op == Op::all_reduce ? 2.0 : (ppn - 1) / ppn;

@@ -644,3 +644,21 @@ TEST_CASE("NCCL's tuning constants by release: what steers the choice changed, w
   const CollectiveModel a(p, registry, ring_simple_18, {}), b(p, registry, ring_simple_21, {});
   CHECK(*a.closed_form_s(a.plan(call), call) == test::Approx(*b.closed_form_s(b.plan(call), call)));
 }
+
+TEST_CASE("NVLS AllReduce: a GPU's NVLinks carry S (1 + 1/n) each way, so 4 GPUs are slower than 8") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  NcclSelection nvls;
+  nvls.restrict_algorithms("nvls", "t");
+  const auto time_s = [&](std::uint32_t gpus) {
+    auto p = h100(1);
+    const CollectiveModel m(p, registry, nvls, calibration_of(p, "t"));
+    const auto call = call_of(Op::all_reduce, 1ull << 30, gpus);
+    return *m.closed_form_s(m.plan(call), call);
+  };
+  // Measured on an H100 node (xxrjun's single-node runs, 1 GiB): 4,508 us on 4 GPUs, 4,001 on 8.
+  CHECK(time_s(4) / time_s(8) == test::Approx((1.0 + 1.0 / 4) / (1.0 + 1.0 / 8)).epsilon(0.01));
+  // NCCL's own formula, which still picks the algorithm, says the opposite: fewer GPUs, less to do.
+  const NcclTuner four(comm_shape(call_of(Op::all_reduce, 1, 4).gpus, h100(1))), eight(comm_shape(call_of(Op::all_reduce, 1, 8).gpus, h100(1)));
+  CHECK(*four.estimate_us(Op::all_reduce, NcclAlgo::nvls, Protocol::simple, 1ull << 30) <
+        *eight.estimate_us(Op::all_reduce, NcclAlgo::nvls, Protocol::simple, 1ull << 30));
+}
