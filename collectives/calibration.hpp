@@ -50,7 +50,7 @@ struct Calibration {
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
   double p2p_peer_net_us = 0.0;
-  double net_overhead_us = -1.0;  // < 0: unset (NCCL's Intel figure, 1 us, on every host)
+  double net_overhead_us = 1.0;  // unset: NCCL's Intel figure, on every host (collective_model.cpp)
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }
   double extra_hop(platforms::LinkKind k) const { return extra_hop_us[static_cast<int>(k)]; }

@@ -40,12 +40,6 @@ CollectiveModel::CollectiveModel(const platforms::RouteOracle& platform, const A
                                  NcclSelection selection, Calibration calibration)
     : platform_(platform), algorithms_(algorithms), selection_(std::move(selection)), calibration_(calibration) {}
 
-double CollectiveModel::net_overhead_us() const {
-  // NCCL's figure for AMD hosts steers its choices (nccl_tuner.cpp); as a cost, the InfiniBand
-  // tables of AMD and Intel hosts alike (Sophia's DGX A100, Azure's NDv4) fit its Intel figure.
-  return calibration_.net_overhead_us >= 0.0 ? calibration_.net_overhead_us : nccl::kNetOverheadIntelUs;
-}
-
 StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
   StepCosts c;
   const auto ring = nccl::index(NcclAlgo::ring), simple = nccl::index(Protocol::simple);
@@ -111,7 +105,10 @@ StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo alg
     if (k == LinkKind::network && ppn == 1)
       nominal = nccl::kHwLatency[nccl::kNet][nccl::index(NcclAlgo::tree)][p];
     if (k != LinkKind::network && algo == NcclAlgo::ring && shape.nodes > 1)
-      nominal = std::max(nominal, net_overhead_us() * (proto == Protocol::simple ? 3 : 1));
+      // NCCL's figure for AMD hosts steers its choices (nccl_tuner.cpp); as a cost, the InfiniBand
+      // tables of AMD and Intel hosts alike (Sophia's DGX A100, Azure's NDv4) fit its Intel one,
+      // the calibration's default.
+      nominal = std::max(nominal, calibration_.net_overhead_us * (proto == Protocol::simple ? 3 : 1));
     const double wire_us = (k == LinkKind::network ? shape.net_latency_s : shape.intra_latency_s) * 1e6;
     c.hop_s[static_cast<int>(k)] = std::max(0.0, std::max(nominal, wire_us) + calibration_.extra_hop(k)) * 1e-6;
   }

@@ -52,8 +52,6 @@ private:
   StepCosts costs_for(const NcclTuner& tuner, Op op, NcclAlgo algo, Protocol proto, std::uint32_t channels,
                       std::uint64_t bytes) const;
   StepCosts point_to_point_costs(const CommShape& shape) const;
-  // The per-step cost an inter-node ring pays on every hop (NCCL's "net overhead"), as calibrated.
-  double net_overhead_us() const;
   // The CTAs a collective call runs per NIC it leaves through (for `nccl.coll_channel_bw.net`).
   double ctas_per_nic(const NcclTuner& tuner, NcclAlgo algo, std::uint32_t channels, std::uint32_t nics_used) const;
   // Holds send/recv and AllToAll to what their p2p channels carry; `shape` is the communicator's.

@@ -1,55 +1,40 @@
 #include "collectives/nccl_release_tuning.hpp"
 
+#include "collectives/nccl_constants.hpp"
+
 namespace echo::collectives {
 
-namespace {
-
-// {base}, {{NVLink tree, ring}, {PCIe tree, ring}, {network tree, ring}}, ring LL share
-constexpr NcclReleaseTuning kUpTo2_13 = {{{4.4, 4.4, 0.0}, {3.6, 10.0, 8.4}},
-                                         {{{0.52, 1.25, 28}, {0.47, 1.9, 3.4}},
-                                          {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                          {{5.0, 8.5, 28}, {2.7, 4.0, 28}}},
-                                         true};
-constexpr NcclReleaseTuning k2_14To2_17 = {{{4.4, 4.4, 0.0}, {3.6, 10.0, 8.4}},
-                                           {{{0.52, 1.25, 28}, {0.47, 1.9, 3.4}},
-                                            {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                            {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}}},
-                                           true};
-constexpr NcclReleaseTuning k2_18 = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}},
-                                     {{{0.6, 1.25, 4}, {0.6, 1.9, 3.4}},
-                                      {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}},
-                                      {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}}},
-                                     true};
-constexpr NcclReleaseTuning k2_19To2_20 = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}},
-                                           {{{0.6, 1.25, 28}, {0.6, 1.9, 3.4}},
-                                            {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                            {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}},
-                                           true};
-constexpr NcclReleaseTuning k2_21To2_22 = {{{6.8, 14.0, 0.0}, {6.6, 14.0, 8.4}},
-                                           {{{0.6, 1.25, 28}, {0.6, 1.9, 3.4}},
-                                            {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-                                            {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}}},
-                                           false};
-constexpr NcclReleaseTuning kFrom2_23 = {{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}},
-                                         {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},
-                                          {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},
-                                          {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}}},
-                                         false};
-
-} // namespace
-
-const NcclReleaseTuning& release_tuning(NcclVersion v) {
-  if (v < NcclVersion{2, 14})
-    return kUpTo2_13;
-  if (v < NcclVersion{2, 18})
-    return k2_14To2_17;
-  if (v < NcclVersion{2, 19})
-    return k2_18;
-  if (v < NcclVersion{2, 21})
-    return k2_19To2_20;
+NcclReleaseTuning release_tuning(NcclVersion v) {
+  using namespace nccl;
+  constexpr int kTree = 0, kRing = 1, kLL = 0, kLL128 = 1, kSimple = 2;
+  const std::size_t tree = index(NcclAlgo::tree), ring = index(NcclAlgo::ring);
+  // The newest release's constants, which nccl_constants.hpp holds; older ones differ as below.
+  NcclReleaseTuning t{};
+  for (int p = 0; p < 3; ++p) {
+    t.base_us[kTree][p] = kBaseLatency[tree][p];
+    t.base_us[kRing][p] = kBaseLatency[ring][p];
+    for (int hw = 0; hw < 3; ++hw) {
+      t.hop_us[hw][kTree][p] = kHwLatency[hw][tree][p];
+      t.hop_us[hw][kRing][p] = kHwLatency[hw][ring][p];
+    }
+  }
+  t.ring_ll_quarter = v < NcclVersion{2, 21};
   if (v < NcclVersion{2, 23})
-    return k2_21To2_22;
-  return kFrom2_23;
+    t.base_us[kTree][kSimple] = 0.0;
+  if (v < NcclVersion{2, 18}) {
+    t.base_us[kTree][kLL] = t.base_us[kTree][kLL128] = 4.4;
+    t.base_us[kRing][kLL] = 3.6;
+    t.base_us[kRing][kLL128] = 10.0;
+    t.hop_us[kNvlink][kTree][kLL] = 0.52;
+    t.hop_us[kNvlink][kRing][kLL] = 0.47;
+    t.hop_us[kNet][kRing][kSimple] = v < NcclVersion{2, 14} ? 28.0 : 9.6;
+  }
+  // Tree Simple hops: 28 us everywhere but in 2.18 (its last patch) and from 2.23.
+  if (v < NcclVersion{2, 23} && !(v == NcclVersion{2, 18}))
+    t.hop_us[kNvlink][kTree][kSimple] = t.hop_us[kPci][kTree][kSimple] = t.hop_us[kNet][kTree][kSimple] = 28.0;
+  if (v == NcclVersion{2, 18})
+    t.hop_us[kPci][kTree][kSimple] = 6.0;
+  return t;
 }
 
 } // namespace echo::collectives

@@ -23,7 +23,8 @@ struct NcclReleaseTuning {
   bool ring_ll_quarter;    // ring LL at 1/4 (1/3 on one node for AllGather and the like), not 1/2
 };
 
-// The release's constants; Tree and Ring only (the other algorithms keep the newest ones).
-const NcclReleaseTuning& release_tuning(NcclVersion version);
+// The release's constants: the newest (nccl_constants.hpp) with what older releases had instead;
+// Tree and Ring only (the other algorithms keep the newest ones).
+NcclReleaseTuning release_tuning(NcclVersion version);
 
 } // namespace echo::collectives

@@ -49,7 +49,7 @@ private:
 
   CommShape shape_;
   ChannelGraph ring_, nvls_;
-  const NcclReleaseTuning& release_;
+  NcclReleaseTuning release_;
 };
 
 } // namespace echo::collectives

@@ -105,9 +105,11 @@ def alcf_tables(repo, manifest):
         parts = os.path.relpath(path, repo).split(os.sep)
         op = os.path.basename(path)[:-len("_output.dat.5")]
         name = f"alcf_{parts[0]}_{parts[1]}_{parts[2]}_{op}_setup5.dat"
-        if name[:-len(".dat")] + ".csv" in manifest or op + "_perf" not in OPS or not any(measured_log(path)[0]):
+        if name[:-len(".dat")] + ".csv" in manifest or op + "_perf" not in OPS:
             continue
-        found[name] = {"op": op + "_perf", "nccl": parts[1].replace("nccl_", "").replace("_", "."), "path": path}
+        rows = measured_log(path)
+        if any(rows[0]):  # a run that printed sizes (one that never started has a header at most)
+            found[name] = {"op": op + "_perf", "nccl": parts[1].replace("nccl_", "").replace("_", "."), "measured": rows}
     return found
 
 
@@ -235,7 +237,7 @@ def main():
         sets = sets + extra_sets.get(preset, [])
         approx = "; ".join(x for x in (approx, approximations.get(preset, "")) if x)
         nodes, per_node = layout(name, row)
-        real, dtype = measured_log(row["path"]) if "path" in row else measured(os.path.join(DATA, name))
+        real, dtype = row["measured"] if "measured" in row else measured(os.path.join(DATA, name))
         if not real:
             continue
         # A run with fewer GPUs per node than the machine has uses the GPUs' own NICs (NCCL picks
