@@ -230,12 +230,12 @@ TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
   CHECK(test::user_error_of([&] { workloads::read_echo_tracer("/nonexistent/echo"); }).find("not a folder") != std::string::npos);
 
   // Fuzz finding: fields of the wrong type were an internal error. Each is named.
-  const auto damaged = [](const std::string& node, const std::string& config = "") {
+  const auto damaged = [](const std::string& node, const std::string& config = "", const std::string& ops = R"({"x": 0.5})") {
     echo::test::TempDir d;
     d.file("logs__config_tiny_bs2_seq8.json",
            config.empty() ? R"({"model_settings": {"model": "tiny", "batch_size": 2, "sequence_length": 8}})" : config);
     d.file("pytorch_graph_profiling__tiny__global_graph_profiling_bs2_seq8.json", "[" + node + "]");
-    d.file("pytorch_ops_profiling__tiny__global_ops_profiling_bs2_seq8.json", R"({"x": 0.5})");
+    d.file("pytorch_ops_profiling__tiny__global_ops_profiling_bs2_seq8.json", ops);
     return test::user_error_of([&] { workloads::read_echo_tracer(d / ""); });
   };
   CHECK(damaged(R"({"name": "linear", "op": "torch.addmm", "input_nodes": {"bucket_size": 1000}})")
@@ -247,6 +247,21 @@ TEST_CASE("Echo tracer import: mistakes name the file and what to do") {
   CHECK(damaged(R"({"name": "x", "op": "placeholder"})",
                 R"({"model_settings": {"model": 5, "batch_size": 2, "sequence_length": 8}})")
             .find("an Echo tracer file has a field of the wrong type") != std::string::npos);
+  // Fuzz finding (CI, UBSan): a count written as a float past the integers was converted as is.
+  // Counts are whole numbers in range, times finite and under a day; each is named.
+  const std::string placeholder = R"({"name": "x", "op": "placeholder"})";
+  CHECK(damaged(placeholder, R"({"framework_settings": {"num_gpus": 1e300}, "model_settings": {"batch_size": 2, "sequence_length": 8}})")
+            .find("`/framework_settings/num_gpus` is 1e+300, not a whole number from 0 to 1048576") != std::string::npos);
+  CHECK(damaged(placeholder, R"({"framework_settings": {"num_gpus": 0}, "model_settings": {"batch_size": 2, "sequence_length": 8}})")
+            .find("`/framework_settings/num_gpus` is 0") != std::string::npos);
+  CHECK(damaged(placeholder, R"({"model_settings": {"batch_size": -2, "sequence_length": 8}})")
+            .find("`/model_settings/batch_size` is -2, not a whole number") != std::string::npos);
+  CHECK(damaged(R"({"name": "ar", "op": "ddp_Allreduce", "attrs": {"bucket_size": 2.5}})")
+            .find("`/attrs/bucket_size` is 2.5, not a whole number") != std::string::npos);
+  CHECK(damaged(placeholder, "", R"({"x": 1e300})").find("node 'x' has time 1e+300 ms, not from 0 to a day") != std::string::npos);
+  CHECK(damaged(placeholder, "", R"({"x": -0.5})").find("node 'x' has time -0.5 ms") != std::string::npos);
+  CHECK(damaged(placeholder, "", R"({"x": 0.5, "AccumulateGrad_1": -1})").find("op 'AccumulateGrad_1' has time -1 ms") != std::string::npos);
+  CHECK(damaged(placeholder, "", R"({"x": 0.5, "optimizer_step": 1e99})").find("`optimizer_step` has time 1e+99 ms") != std::string::npos);
 }
 
 TEST_CASE("Echo tracer import of the tracer's own output tree, with AccumulateGrad ops outside the graph") {

@@ -20,6 +20,11 @@ using nlohmann::json;
 
 namespace {
 
+// Past these a config log is not a run the tracer made: ranks of one job, and any other count
+// (2^40 elements in a DDP bucket is 4 TiB of gradients).
+constexpr std::uint64_t kMostRanks = 1u << 20;
+constexpr std::uint64_t kMostCount = std::uint64_t{1} << 40;
+
 json read_json(const fs::path& path) {
   std::ifstream in(path);
   if (!in)
@@ -100,6 +105,29 @@ fs::path profiles_folder(const fs::path& config, const json& c, const char* key,
     throw UserError(config.string(), 0, "the run's profiles should be in " + written + ", but " + folder.string() + " is not there",
                     "give the whole output tree of the Echo tracer, as it wrote it");
   return folder;
+}
+
+// A count the tracer writes (GPUs, batch, sequence, bucket elements): a whole number from 0 to
+// `most`, `fallback` when absent. A float, a negative number or one past `most` is the file's fault;
+// read as nlohmann would, it would wrap or be undefined.
+std::uint64_t read_count(const json& c, const json::json_pointer& at, std::uint64_t fallback, std::uint64_t most,
+                         const fs::path& file) {
+  if (!c.contains(at))
+    return fallback;
+  const json& v = c.at(at);
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > most)
+    throw UserError(file.string(), 0, "`" + at.to_string() + "` is " + v.dump() + ", not a whole number from 0 to " + std::to_string(most),
+                    "give the Echo tracer's files as it wrote them");
+  return v.get<std::uint64_t>();
+}
+
+// A profiled time in milliseconds: finite, not negative, under a day (a kernel or op of the
+// tracer's profile; past that the nanosecond count would overflow long before it meant anything).
+std::uint64_t read_ms_as_ns(const json& v, const std::string& what, const fs::path& file) {
+  const double ms = v.get<double>();
+  if (!std::isfinite(ms) || ms < 0 || ms > 86.4e6)
+    throw UserError(file.string(), 0, what + " has time " + v.dump() + " ms, not from 0 to a day", "fix the ops profile");
+  return static_cast<std::uint64_t>(std::llround(ms * 1e6));
 }
 
 trace::Category category_of(const std::string& op) {
@@ -195,10 +223,12 @@ trace::Trace read_files(const std::string& folder_name, const std::string& confi
     const json c = read_json(config);
     if (!c.is_object())
       throw UserError(config.string(), 0, "not an Echo tracer config log (a JSON object)", "give the tracer's logs/<framework>/config_*.json");
-    gpus = c.value("/framework_settings/num_gpus"_json_pointer, 1u);
+    gpus = static_cast<std::uint32_t>(read_count(c, "/framework_settings/num_gpus"_json_pointer, 1, kMostRanks, config));
+    if (gpus == 0)
+      throw UserError(config.string(), 0, "`/framework_settings/num_gpus` is 0", "give the Echo tracer's config log as it wrote it");
     ddp = c.value("/pytorch_settings/ddp"_json_pointer, false);
-    const auto batch = c.value("/model_settings/batch_size"_json_pointer, 0);
-    const auto seq = c.value("/model_settings/sequence_length"_json_pointer, 0);
+    const auto batch = read_count(c, "/model_settings/batch_size"_json_pointer, 0, kMostCount, config);
+    const auto seq = read_count(c, "/model_settings/sequence_length"_json_pointer, 0, kMostCount, config);
     run = "bs" + std::to_string(batch) + "_seq" + std::to_string(seq) + (ddp ? "_pytorch_ddp" : "");
     name = c.value("/model_settings/model"_json_pointer, std::string("model")) + "-" + run;
     graph_folder = profiles_folder(config, c, "graph_profiling_path", "global_graph_profiling");
@@ -278,14 +308,12 @@ trace::Trace read_files(const std::string& folder_name, const std::string& confi
       c->set_op(trace::ALL_REDUCE);
       c->set_comm("dp");
       c->set_dtype(trace::FLOAT32);  // DDP reduces float32 gradients in buckets of `bucket_size` elements
-      c->set_bytes(node.value("/attrs/bucket_size"_json_pointer, std::uint64_t{0}) * 4);
+      c->set_bytes(read_count(node, "/attrs/bucket_size"_json_pointer, 0, kMostCount, graph_file) * 4);
     } else {
-      const double ms = ops.value(node_name, 0.0);
-      if (ms < 0)
-        throw UserError(ops_file.string(), 0, "node '" + node_name + "' has a negative time", "fix the ops profile");
       task->set_stream(0);
       task->set_category(category_of(op));
-      task->mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(ms * 1e6)));
+      task->mutable_compute()->set_duration_ns(
+          ops.contains(node_name) ? read_ms_as_ns(ops.at(node_name), "node '" + node_name + "'", ops_file) : 0);
       feeds[i] = {next_id};
     }
     ++next_id;
@@ -298,15 +326,14 @@ trace::Trace read_files(const std::string& folder_name, const std::string& confi
   for (const auto& [op_name, value] : ops.items()) {
     if (index.count(op_name) || op_name == "optimizer_step" || !value.is_number())
       continue;
+    const std::uint64_t ns = read_ms_as_ns(value, "op '" + op_name + "'", ops_file);
     const double ms = value.get<double>();
-    if (ms < 0)
-      throw UserError(ops_file.string(), 0, "op '" + op_name + "' has a negative time", "fix the ops profile");
     trace::Task* task = tmpl->add_tasks();
     task->set_id(next_id++);
     task->set_name(op_name);
     task->set_stream(0);
     task->set_category(op_name.starts_with("AccumulateGrad") ? trace::ELEMENTWISE : category_of(op_name));
-    task->mutable_compute()->set_duration_ns(static_cast<std::uint64_t>(std::llround(ms * 1e6)));
+    task->mutable_compute()->set_duration_ns(ns);
     std::string kind = op_name;
     while (!kind.empty() && (std::isdigit(static_cast<unsigned char>(kind.back())) != 0 || kind.back() == '_'))
       kind.pop_back();
@@ -330,8 +357,7 @@ trace::Trace read_files(const std::string& folder_name, const std::string& confi
     for (const trace::Task& task : tmpl->tasks())
       if (task.has_collective())
         step->add_deps(task.id());
-    step->mutable_compute()->set_duration_ns(
-        static_cast<std::uint64_t>(std::llround(ops.value("optimizer_step", 0.0) * 1e6)));
+    step->mutable_compute()->set_duration_ns(read_ms_as_ns(ops.at("optimizer_step"), "`optimizer_step`", ops_file));
   }
   trace::Communicator* dp = t.add_communicators();
   dp->set_name("dp.0");
