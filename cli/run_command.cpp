@@ -39,12 +39,12 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
       ->allow_extra_args(false);
   run->add_flag("--force", opts->force, "Write into an --out folder even if it holds other files");
   run->add_option("--fold", opts->fold,
-                  "Which interchangeable ranks run once: exact (default: TP siblings, where the results cannot change), "
-                  "none (every rank), all (data- and expert-parallel replicas too; the other replicas' traffic left out: "
-                  "the sweep's default)")
-      ->check(CLI::IsMember({"none", "exact", "all"}));
+                  "Which interchangeable ranks run once: exact (default: TP siblings, and data- and expert-parallel "
+                  "replicas where that cannot change the results), tp (TP siblings only, where that cannot change them), "
+                  "none (every rank), all (every replica, the other replicas' traffic left out: the sweep's default)")
+      ->check(CLI::IsMember({"none", "tp", "exact", "all"}));
   run->add_flag("--no-folding", opts->no_folding,
-                "Simulate every rank, also interchangeable TP siblings that are otherwise simulated once per group "
+                "Simulate every rank, also the interchangeable ones that are otherwise simulated once per group "
                 "(same results, slower; for checking); the same as --fold none")
       ->excludes(run->get_option("--fold"));
   run->add_option("--cfg", opts->simgrid_options,

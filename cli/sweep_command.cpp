@@ -122,7 +122,7 @@ Action add_sweep_command(CLI::App& app) {
   sweep->add_option("--fold", opts->fold,
                     "Which interchangeable ranks run once (as `run --fold`); default all: data- and expert-parallel "
                     "replicas simulated once, the other replicas' traffic left out")
-      ->check(CLI::IsMember({"none", "exact", "all"}));
+      ->check(CLI::IsMember({"none", "tp", "exact", "all"}));
   sweep->add_flag("--resume", opts->resume, "Continue the sweep whose log is in --out: simulate only points without a result");
   sweep->add_flag("-q,--quiet", opts->quiet, "No line per finished point on stderr");
   sweep->add_flag("--json", opts->json, "Print every point's record (results.json) on stdout instead of the ranked table");

@@ -170,6 +170,31 @@ double CallMatcher::post_transfer(std::uint32_t rank, const ProgramTask& task, s
   return sg4::Engine::get_clock();
 }
 
+void CallMatcher::fold_ranks(FoldedRanks folded) {
+  folded_ = std::move(folded);
+  mirror_comms_.assign(workload_.communicators.size(), {});
+  if (folded_.empty())
+    return;
+  for (std::uint32_t c = 0; c < workload_.communicators.size(); ++c) {
+    const workloads::CommunicatorDef& def = workload_.communicators[c];
+    if (def.ranks.size() < 2 ||
+        std::any_of(def.ranks.begin(), def.ranks.end(), [&](std::uint32_t r) { return folded_.representative[r] == r; }))
+      continue;
+    const std::int32_t image = workload_.communicator(folded_.representative[def.ranks.front()], def.slot);
+    if (image >= 0 && workload_.communicators[static_cast<std::size_t>(image)].ranks.size() == def.ranks.size())
+      mirror_comms_[static_cast<std::size_t>(image)].push_back(c);
+  }
+}
+
+bool CallMatcher::projects_every_call(std::uint32_t rank, std::uint32_t comm) {
+  const std::uint32_t slot = workload_.communicators[comm].slot;
+  const std::uint32_t member = workload_.member_index(rank, slot);
+  for (const ProgramTask& t : workload_.program(rank).tasks)
+    if (t.kind == workloads::TaskKind::collective && t.slot == slot && !plans_.mirrored(comm, t, member).projection)
+      return false;
+  return true;
+}
+
 bool CallMatcher::one_member_times_all(std::uint32_t rank, std::uint32_t comm) {
   if (folded_.empty() || !sender_links_only_)
     return false;
@@ -203,8 +228,13 @@ void CallMatcher::consume(CallTable& table, CallTable::iterator it) {
     ++calls_completed_;
     if (call.choice != nullptr) {  // a collective (send/recv are not tabulated)
       const ProgramTask& t = *call.first_task;
+      const double seconds = call.run->last_finish_s() - call.run->first_arrival_s();
       stats_.record(call.comm, workload_.communicators[call.comm].name, static_cast<int>(t.op), std::string(op_name(t)),
-                    t.bytes, *call.choice, call.run->last_finish_s() - call.run->first_arrival_s());
+                    t.bytes, *call.choice, seconds);
+      if (call.comm < mirror_comms_.size())
+        for (std::uint32_t m : mirror_comms_[call.comm])
+          stats_.record(m, workload_.communicators[m].name, static_cast<int>(t.op), std::string(op_name(t)), t.bytes,
+                        *call.choice, seconds);
     }
     if (call.on_network && !call.run->all_resolved()) {
       // Mirrored members (rank folding) never come to take their finish, and their last steps

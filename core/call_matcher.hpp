@@ -55,7 +55,12 @@ public:
 
   // Rank folding (core/rank_folding.hpp): on a folded slot, a representative's arrival is also
   // the arrival of the members that mirror it.
-  void fold_ranks(FoldedRanks folded) { folded_ = std::move(folded); }
+  // The completed calls of a communicator no simulated rank belongs to are tabulated as its
+  // image's (the representative's communicator of the slot, of the same size), which they mirror.
+  void fold_ranks(FoldedRanks folded);
+  // Whether every call simulated rank `rank` makes on `comm` is timed by one member's steps on
+  // behalf of all (exact replica folding asks: core/exact_replica_folding.hpp). Plans the calls.
+  bool projects_every_call(std::uint32_t rank, std::uint32_t comm);
 
   // Work the network model runs in a daemon actor for the whole simulation (empty if none).
   std::function<void()> network_daemon() { return network_->daemon(); }
@@ -143,6 +148,7 @@ private:
   std::uint64_t calls_completed_ = 0;
   std::uint64_t calls_too_large_ = 0;
   CollectiveStats stats_;
+  std::vector<std::vector<std::uint32_t>> mirror_comms_;  // per simulated communicator, those tabulated as it
 };
 
 } // namespace echo::core

@@ -1,5 +1,7 @@
 #include "core/rank_folding.hpp"
 
+#include "core/exact_replica_folding.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -106,6 +108,7 @@ FoldedRanks fold_all(const workloads::Workload& w) {
 const char* rank_folding_name(RankFolding f) {
   switch (f) {
   case RankFolding::none: return "none";
+  case RankFolding::tp: return "tp";
   case RankFolding::exact: return "exact";
   case RankFolding::all: return "all";
   }
@@ -113,7 +116,7 @@ const char* rank_folding_name(RankFolding f) {
 }
 
 std::optional<RankFolding> parse_rank_folding(const std::string& word) {
-  for (RankFolding f : {RankFolding::none, RankFolding::exact, RankFolding::all})
+  for (RankFolding f : {RankFolding::none, RankFolding::tp, RankFolding::exact, RankFolding::all})
     if (word == rank_folding_name(f))
       return f;
   return std::nullopt;
@@ -126,24 +129,24 @@ std::uint32_t FoldedRanks::simulated_ranks() const {
   return n;
 }
 
-FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode) {
-  switch (mode) {
-  case RankFolding::none: return {};
-  case RankFolding::exact: return fold_exact(w, cluster);
-  case RankFolding::all: {
-    FoldedRanks all = fold_all(w);
-    if (all.empty())
-      return fold_exact(w, cluster);
-    // Only a slot exact folding would fold is timed in closed form; the replicas' calls run
-    // their schedules and meet the representatives' other traffic on the links.
-    const FoldedRanks exact = fold_exact(w, cluster);
-    all.closed_form_slots.assign(w.slots.size(), false);
-    for (std::uint32_t s = 0; s < w.slots.size(); ++s)
-      all.closed_form_slots[s] = exact.closed_form(s);
+FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
+                       const ReplicaFoldingProbe& probe) {
+  if (mode == RankFolding::none)
+    return {};
+  FoldedRanks exact = fold_exact(w, cluster);
+  if (mode == RankFolding::tp)
+    return exact;
+  FoldedRanks all = fold_all(w);
+  if (all.empty())
+    return exact;
+  // Only a slot exact folding would fold is timed in closed form; the replicas' calls run their
+  // schedules and meet the representatives' other traffic on the links.
+  all.closed_form_slots.assign(w.slots.size(), false);
+  for (std::uint32_t s = 0; s < w.slots.size(); ++s)
+    all.closed_form_slots[s] = exact.closed_form(s);
+  if (mode == RankFolding::all || folds_exactly(w, cluster, all, probe))
     return all;
-  }
-  }
-  return {};
+  return exact;
 }
 
 } // namespace echo::core

@@ -3,7 +3,7 @@
 // their representative, reaching every call of a folded slot exactly when it does, with its
 // breakdown.
 //
-// `exact` folds the workload's symmetric slot (a generated job's `tp`) only where nothing can
+// `tp` folds the workload's symmetric slot (a generated job's `tp`) only where nothing can
 // tell the siblings apart: each symmetric communicator lies inside one node, its members use
 // distinct NICs, and no communicator of another slot has two members on one node (so all other
 // traffic crosses nodes on the siblings' own NICs, and the symmetric slot alone uses the node's
@@ -13,17 +13,23 @@
 // `all` folds every slot whose communicators join ranks running the same program (a generated
 // job's TP, data-parallel and expert-parallel siblings), provided every other communicator maps
 // member by member onto its representative's. Its calls run their schedules on the links with
-// every mirrored member arriving with its representative (the symmetric slot's, as in `exact`,
-// in closed form): they meet the simulated ranks' traffic on the links, not the folded replicas'
-// own. On the analytic fidelity nothing changes; on the steps fidelity GPT-3 175B on 1,024 GPUs
-// comes out to the nanosecond as unfolded, other layouts within 0.7%. (Under a GPU speed spread
-// the replicas keep one pace, their stage's slowest: core/gpu_speed_spread.hpp.) A call every member of
-// which mirrors one simulated rank, on distinct nodes, runs only that member's steps where its
-// schedule is rotation-symmetric (CallMatcher, collectives/member_projection.hpp).
+// every mirrored member arriving with its representative (the symmetric slot's, as in `tp`, in
+// closed form): they meet the simulated ranks' traffic on the links, not the folded replicas'
+// own. (Under a GPU speed spread the replicas keep one pace, their stage's slowest:
+// core/gpu_speed_spread.hpp.) A call every member of which mirrors one simulated rank, on distinct
+// nodes, runs only that member's steps where its schedule is rotation-symmetric (CallMatcher,
+// collectives/member_projection.hpp).
+//
+// `exact`, the default, is `all` where that gives the unfolded run's figures — on the analytic
+// fidelity always; on the steps fidelity where the calls joining replicas are timed by one
+// member's steps and the replicas' left-out traffic meets no link whose steps the run times one
+// by one (core/exact_replica_folding.hpp: GPT-3 175B with TP 8 inside each node, for one) — and
+// `tp` elsewhere. Tested against `none` on every example and a grid of small jobs.
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,11 +38,13 @@ namespace echo::core {
 
 // Which interchangeable ranks are simulated once (core/rank_folding.hpp).
 //  none:  every rank.
-//  exact: TP siblings, where nothing can tell them apart (the same results as `none`).
+//  tp:    TP siblings, where nothing can tell them apart (the same results as `none`).
+//  exact: TP siblings as `tp`, and data- and expert-parallel replicas where folding them gives the
+//         same results as `none` too (core/exact_replica_folding.hpp); else as `tp`. The default.
 //  all:   every rank whose program and calls mirror another's (TP, data-parallel and expert-parallel
 //         siblings); the calls joining them meet only the simulated ranks' traffic on the links,
 //         not the folded replicas' own. For sweeps that rank layouts.
-enum class RankFolding { none, exact, all };
+enum class RankFolding { none, tp, exact, all };
 const char* rank_folding_name(RankFolding f);
 std::optional<RankFolding> parse_rank_folding(const std::string& word);
 
@@ -53,6 +61,17 @@ struct FoldedRanks {
   std::uint32_t simulated_ranks() const;
 };
 
-FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode);
+// What `exact` folding asks of the network model and the plans to fold replicas as well as TP
+// siblings (core/exact_replica_folding.hpp).
+struct ReplicaFoldingProbe {
+  bool runs_steps = true;          // NetworkModelInfo::runs_steps
+  bool sender_links_only = false;  // NetworkModelInfo::sender_links_only
+  // Whether every call simulated rank `rank` makes on communicator `comm` is timed by one member's
+  // steps on behalf of all (CallPlans::mirrored has a projection for it). Unset: never.
+  std::function<bool(std::uint32_t rank, std::uint32_t comm)> projects_every_call;
+};
+
+FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
+                       const ReplicaFoldingProbe& probe = {});
 
 } // namespace echo::core

@@ -152,8 +152,9 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
                                           selection_for(impl_->communication, impl_->algorithms),
                                           collectives::calibration_of(*impl_->cluster, impl_->platform.describe()));
-  CallMatcher matcher(w, model, *impl_->cluster,
-                      network::NetworkModelRegistry::global().require(impl_->communication.fidelity, "communication.fidelity"));
+  const network::NetworkModelInfo& network =
+      network::NetworkModelRegistry::global().require(impl_->communication.fidelity, "communication.fidelity");
+  CallMatcher matcher(w, model, *impl_->cluster, network);
 
   RunState state;
   state.workload = &w;
@@ -180,7 +181,9 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   }
 
   // Interchangeable ranks: simulate one per group (core/rank_folding.hpp).
-  const FoldedRanks folded = fold_ranks(w, *impl_->cluster, impl_->folding);
+  const ReplicaFoldingProbe probe{network.runs_steps, network.sender_links_only,
+                                  [&](std::uint32_t rank, std::uint32_t comm) { return matcher.projects_every_call(rank, comm); }};
+  const FoldedRanks folded = fold_ranks(w, *impl_->cluster, impl_->folding, probe);
   const std::vector<std::uint32_t>& representative = folded.representative;
   const auto simulated = [&](std::uint32_t r) { return representative.empty() || representative[r] == r; };
   matcher.fold_ranks(folded);

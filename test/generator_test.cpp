@@ -934,10 +934,22 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
 }
 
 // Two summaries of the same job, folded and not: every figure equal but what says how it ran.
-void require_same_summaries(nlohmann::json folded, nlohmann::json every) {
+// `with_collectives`: the collectives' table too (mirrored communicators are tabulated as their
+// images), in one order (equal totals may tie differently).
+void require_same_summaries(nlohmann::json folded, nlohmann::json every, bool with_collectives = false) {
   for (auto* j : {&folded, &every}) {
     (*j).erase("simulation");
-    (*j).erase("collectives");  // mirrored ranks' own DP calls are not tabulated
+    if (with_collectives) {
+      REQUIRE((*j)["collectives"].size() < 100);  // the table keeps the first 100
+      std::vector<nlohmann::json> rows((*j)["collectives"].begin(), (*j)["collectives"].end());
+      std::sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+        return std::tie(a["communicator"].get_ref<const std::string&>(), a["op"].get_ref<const std::string&>(), a["bytes"].get_ref<const std::uint64_t&>()) <
+               std::tie(b["communicator"].get_ref<const std::string&>(), b["op"].get_ref<const std::string&>(), b["bytes"].get_ref<const std::uint64_t&>());
+      });
+      (*j)["collectives"] = rows;
+    } else {
+      (*j).erase("collectives");  // --fold all's mirrored calls
+    }
     (*j)["workload"].erase("source");  // each run's job file sits in its own temporary folder
     (*j).erase("job");  // the same, and the folding switch itself
     (*j).erase("notes");  // --fold all says what it folded
@@ -979,6 +991,81 @@ workload:
   CHECK(folded["simulation"]["events"] < every["simulation"]["events"]);
   CHECK(test::run_job_yaml(job, "--fold none")["simulation"]["events"] == every["simulation"]["events"]);
   require_same_summaries(folded, every);
+}
+
+TEST_CASE("exact folding simulates one replica where that changes nothing, and every figure is as unfolded") {
+  // Each job: whether exact folding folds its data- (and expert-) parallel replicas as well as its
+  // TP siblings (then far fewer events than --fold tp), and the summaries against every rank
+  // simulated. Replicas fold where the calls joining them are timed by one member's steps (a DP
+  // ring with one member per node: TP fills the node) and their other traffic stays off the links
+  // the run times step by step; not where two of a ring's members share a node, nor where two GPUs
+  // share a NIC (their siblings' traffic would meet), nor on the flow model.
+  struct Case {
+    const char* job;
+    bool replicas_fold;
+  };
+  const Case cases[] = {
+      {R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, zero: 1}
+)", true},
+      {R"(platform: {preset: dgx-h100, nodes: 4, gpu_speed_spread: 0.05}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)", true},
+      {R"(platform: {preset: dgx-h100, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 8}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, schedule: interleaved-1f1b, virtual_stages: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)", true},
+      {R"(platform: {preset: dgx-h100, nodes: 4}
+workload:
+  model: {name: mixtral-8x7b, layers: 2, seq_len: 2048}
+  training: {global_batch: 16}
+  parallel: {tp: 8, dp: 4, ep: 4, sequence_parallel: true, zero: 1}
+)", true},
+      {R"(platform: {preset: aws-p5, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, zero: 1, dp_overlap: true}
+)", true},
+      {R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 4, pp: 2, dp: 4, zero: 1, dp_overlap: true}
+)", false},
+      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 4, dp: 8, zero: 1, dp_overlap: true}
+)", false},
+      {R"(platform: {preset: dgx-a100, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
+communication: {fidelity: analytic}
+)", true},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.job);
+    const nlohmann::json exact = test::run_job_yaml(c.job), every = test::run_job_yaml(c.job, "--no-folding");
+    const double events = exact["simulation"]["events"].get<double>();
+    const double tp_events = test::run_job_yaml(c.job, "--fold tp")["simulation"]["events"].get<double>();
+    if (c.replicas_fold)
+      CHECK(events * 1.5 < tp_events);
+    else
+      CHECK(events == tp_events);
+    require_same_summaries(exact, every, true);
+  }
 }
 
 TEST_CASE("GPUs whose speeds spread: synchronous training waits for the slowest, the more GPUs the more") {
@@ -1083,7 +1170,7 @@ TEST_CASE("a 16-bit optimizer state must be the weights' type") {
   CHECK(ok["workload"]["settings"]["training.optimizer_dtype"] == "bf16");
 }
 
-TEST_CASE("--fold takes none, exact or all, and not beside --no-folding") {
+TEST_CASE("--fold takes none, tp, exact or all, and not beside --no-folding") {
   CHECK(run_error(kSmallJob, "--fold replicas").find("--fold") != std::string::npos);
   CHECK(run_error(kSmallJob, "--fold all --no-folding").find("excludes") != std::string::npos);
 }

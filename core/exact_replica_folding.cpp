@@ -1,0 +1,112 @@
+#include "core/exact_replica_folding.hpp"
+
+#include "core/network/link_load.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace echo::core {
+
+namespace {
+
+using network::LinkLoad;
+
+// The links a call on `c` can load, as core/network/step_links.cpp lays its steps out: each
+// member's intra-node link where another member shares its node, each member's NIC where the call
+// spans nodes (a step across nodes may take any NIC the call's members use there).
+std::vector<LinkLoad::LinkId> links_of(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
+  std::map<std::uint32_t, std::uint32_t> members_on_node;
+  for (std::uint32_t r : c.ranks)
+    ++members_on_node[cluster.node_of(r)];
+  const bool across = members_on_node.size() > 1;
+  std::vector<LinkLoad::LinkId> out;
+  for (std::uint32_t r : c.ranks) {
+    const std::uint32_t node = cluster.node_of(r);
+    if (members_on_node[node] > 1)
+      out.push_back(LinkLoad::intra_link(r));
+    if (across)
+      out.push_back(LinkLoad::nic(node, cluster.nic_of(r)));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool on_distinct_nodes(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
+  std::set<std::uint32_t> nodes;
+  return std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return nodes.insert(cluster.node_of(r)).second; });
+}
+
+// `m`, which no simulated rank belongs to, is the image of a simulated communicator of its slot
+// member for member, each member on the same GPU and NIC of its node as its image: its traffic
+// then does on its links what the image's does on the image's.
+bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
+                             const workloads::CommunicatorDef& m) {
+  const std::int32_t image = w.communicator(all.representative[m.ranks.front()], m.slot);
+  if (image < 0)
+    return false;
+  const std::vector<std::uint32_t>& mapped = w.communicators[static_cast<std::size_t>(image)].ranks;
+  if (mapped.size() != m.ranks.size())
+    return false;
+  for (std::size_t i = 0; i < mapped.size(); ++i) {
+    const std::uint32_t r = m.ranks[i], p = mapped[i];
+    if (all.representative[r] != p || cluster.gpus()[r].local != cluster.gpus()[p].local || cluster.nic_of(r) != cluster.nic_of(p))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
+                   const ReplicaFoldingProbe& probe) {
+  if (all.empty())
+    return false;
+  if (!probe.runs_steps)
+    return true;  // every call a barrier of its closed-form time: nothing is shared
+  if (!probe.sender_links_only || !probe.projects_every_call)
+    return false;
+  const auto simulated = [&](std::uint32_t r) { return all.representative[r] == r; };
+  enum class Load : std::uint8_t { plain = 1, projected = 2 };
+  std::map<LinkLoad::LinkId, std::uint8_t> simulated_load;  // Load flags per link
+  std::vector<std::uint32_t> missing;
+  for (std::uint32_t c = 0; c < w.communicators.size(); ++c) {
+    const workloads::CommunicatorDef& def = w.communicators[c];
+    if (def.ranks.size() < 2 || all.closed_form(def.slot))
+      continue;  // no traffic, or timed in closed form (nothing else on its links, rank_folding.hpp)
+    const auto rep = std::find_if(def.ranks.begin(), def.ranks.end(), simulated);
+    if (rep == def.ranks.end()) {
+      missing.push_back(c);
+      continue;
+    }
+    Load load = Load::plain;
+    if (all.folds(def.slot)) {
+      // Its mirrored members finish when the representative does only if one member's steps
+      // stand for all.
+      if (!on_distinct_nodes(def, cluster) || !probe.projects_every_call(*rep, c))
+        return false;
+      load = Load::projected;
+    }
+    for (LinkLoad::LinkId l : links_of(def, cluster))
+      simulated_load[l] |= static_cast<std::uint8_t>(load);
+  }
+  for (std::uint32_t c : missing) {
+    const workloads::CommunicatorDef& def = w.communicators[c];
+    bool meets_projected = false;
+    for (LinkLoad::LinkId l : links_of(def, cluster)) {
+      const auto it = simulated_load.find(l);
+      if (it == simulated_load.end())
+        continue;
+      if (it->second & static_cast<std::uint8_t>(Load::plain))
+        return false;  // it would slow (or be slowed by) a call whose steps the run times one by one
+      meets_projected = true;
+    }
+    if (meets_projected && (all.folds(def.slot) || !mirrors_a_simulated_one(w, cluster, all, def)))
+      return false;
+  }
+  return true;
+}
+
+} // namespace echo::core

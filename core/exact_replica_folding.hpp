@@ -1,0 +1,35 @@
+#pragma once
+// When folding replicas gives the unfolded run's figures exactly, so that the default (`exact`)
+// folding may simulate one data-parallel (and expert-parallel) replica instead of every one.
+//
+// `all` folding (core/rank_folding.hpp) simulates one rank per group of interchangeable ranks; the
+// others mirror it. Two things could make that differ from simulating every rank:
+//   1. A mirrored member of a call finishes when its representative does. That holds where the
+//      call is timed by one member's steps on behalf of all (a rotation-symmetric schedule with
+//      every member on its own node: collectives/member_projection.hpp) or in closed form; a call
+//      whose steps run for every member may finish its members at different instants.
+//   2. The mirrored ranks' own traffic (another replica's pipeline sends, a sibling's data-parallel
+//      ring) is not simulated. On a network model whose steps load only their sender's links
+//      (NetworkModelInfo::sender_links_only) it changes nothing where it loads no link a simulated
+//      call loads; on a link a projected call loads, it does what the representative's own
+//      traffic does on the representative's link at the same instants (the replicas run one
+//      program at one pace), which the projected steps already meet.
+// So: on a model that runs no steps (analytic) folding replicas is always exact; on a
+// sender-links-only model it is exact when every simulated call of a folded slot that is not
+// timed in closed form is projected, every communicator no simulated rank belongs to stays off the
+// links of the simulated calls that are not projected, and one that meets a projected call's links
+// is a pipeline's (or another unfolded slot's) image of a simulated one, member for member, on the
+// same GPU of each node. Anything else (shared switches, the `flow` model) keeps the TP siblings'
+// folding alone.
+#include "core/rank_folding.hpp"
+#include "platforms/cluster.hpp"
+#include "workloads/workload.hpp"
+
+namespace echo::core {
+
+// Whether `all` (fold_all's folding, its closed-form slots those of exact folding) gives every
+// figure the unfolded run gives.
+bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
+                   const ReplicaFoldingProbe& probe);
+
+} // namespace echo::core
