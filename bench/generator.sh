@@ -2,7 +2,8 @@
 # Generator benchmark (issue 4): gpt3-175b (TP8, PP8, 1F1B, global batch 1536 scaled with DP,
 # micro-batch 1, full recomputation) on DGX A100 clusters of 64, 1,024 and 8,192 GPUs, one
 # iteration in the default (`steps`) fidelity. Prints events, wall time and peak RSS per size and
-# per rank folding (`--fold all`, `exact`, and up to ECHO_BENCH_UNFOLDED_MAX GPUs `none`).
+# per rank folding: `all`, `exact` (the default), `tp` up to ECHO_BENCH_TP_MAX GPUs and `none` up
+# to ECHO_BENCH_UNFOLDED_MAX GPUs.
 #
 #   bench/generator.sh [GPUS...]      (default: 64 1024 8192 16384)
 set -euo pipefail
@@ -23,11 +24,12 @@ workload:
   parallel: {tp: 8, pp: 8, dp: $dp}
 YAML
   # Each folding: all (one data-parallel replica, the other replicas' traffic left out: the
-  # sweep's default), exact (the default: TP siblings simulated once, the same results), and none
-  # (every rank) up to ECHO_BENCH_UNFOLDED_MAX GPUs (default 1024: beyond, minutes). Exact is
-  # skipped beyond ECHO_BENCH_EXACT_MAX GPUs (default 8192: 16,384 takes several minutes).
-  modes=(all)
-  [ "$gpus" -le "${ECHO_BENCH_EXACT_MAX:-8192}" ] && modes+=(exact)
+  # sweep's default), exact (the default: TP siblings and, where that changes nothing, replicas
+  # simulated once: here both), tp (TP siblings only: every replica simulated, the engine's cost at
+  # scale) up to ECHO_BENCH_TP_MAX GPUs (default 8192: 16,384 takes minutes), and none (every
+  # rank) up to ECHO_BENCH_UNFOLDED_MAX GPUs (default 1024: beyond, minutes).
+  modes=(all exact)
+  [ "$gpus" -le "${ECHO_BENCH_TP_MAX:-8192}" ] && modes+=(tp)
   [ "$gpus" -le "${ECHO_BENCH_UNFOLDED_MAX:-1024}" ] && modes+=(none)
   for mode in "${modes[@]}"; do
     build/echo-des run "$work/job.yaml" --json -q --fold "$mode" > "$work/summary.json"
