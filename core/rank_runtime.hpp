@@ -17,11 +17,13 @@ namespace echo::core {
 
 class RankRuntime {
 public:
+  // `slots`: the workload's; one more is kept for communication kernels (TimeKind::comm).
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
       : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
         needs_(program.streams.size(), workloads::StreamPosition{kNotWaiting, 0}),
         waiting_actor_(program.streams.size(), nullptr), overlap_signal_(simgrid::s4u::ConditionVariable::create()),
-        active_by_slot_(slots, 0), exposed_by_slot_s_(slots, 0.0) {}
+        active_by_slot_(slots + 1, 0), exposed_by_slot_s_(slots + 1, 0.0) {}
+  std::uint32_t comm_kernels_slot() const { return static_cast<std::uint32_t>(active_by_slot_.size() - 1); }
 
   std::uint32_t rank() const { return rank_; }
   const workloads::RankProgram& program() const { return *program_; }
@@ -196,11 +198,20 @@ private:
   double compute_s_ = 0.0, exposed_comm_s_ = 0.0, end_s_ = 0.0, host_end_s_ = 0.0, carry_in_end_s_ = 0.0;
 };
 
-// How a compute task's time counts: GPU work, host time, or work inherited from the previous
-// iteration (neither is GPU work of this iteration).
-enum class TimeKind : std::uint8_t { gpu, host, carry_in };
+// How a compute task's time counts: GPU work, host time, work inherited from the previous
+// iteration (neither is GPU work of this iteration), or a communication library's own kernel
+// (trace::COMMUNICATION on a compute task: DeepEP's dispatch, say) — communication at its traced
+// duration, counted on the communication-kernel slot (kCommKernelsSlot).
+enum class TimeKind : std::uint8_t { gpu, host, carry_in, comm };
 inline TimeKind time_kind(trace::Category category) {
-  return category == trace::HOST ? TimeKind::host : category == trace::CARRY_IN ? TimeKind::carry_in : TimeKind::gpu;
+  switch (category) {
+  case trace::HOST: return TimeKind::host;
+  case trace::CARRY_IN: return TimeKind::carry_in;
+  case trace::COMMUNICATION: return TimeKind::comm;
+  default: return TimeKind::gpu;
+  }
 }
+// The breakdown's name for the communication kernels' exposed time (one slot past the workload's).
+inline constexpr const char* kCommKernelsSlot = "comm_kernels";
 
 } // namespace echo::core

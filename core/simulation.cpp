@@ -304,6 +304,14 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   result.iteration_ns = static_cast<std::uint64_t>(std::llround(result.iteration_time_s * 1e9));
   result.per_rank.reserve(n_ranks);
   result.slots = w.slots;
+  // Communication kernels (core/rank_runtime.hpp) are named only where the workload has some.
+  const bool comm_kernels = std::any_of(w.programs.begin(), w.programs.end(), [](const workloads::RankProgram& p) {
+    return std::any_of(p.tasks.begin(), p.tasks.end(), [](const workloads::ProgramTask& t) {
+      return t.kind == workloads::TaskKind::compute && time_kind(t.category) == TimeKind::comm;
+    });
+  });
+  if (comm_kernels)
+    result.slots.push_back(kCommKernelsSlot);
   if (w.training) {
     result.training = w.training;
     result.program_of_rank = w.program_of_rank;

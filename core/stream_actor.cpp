@@ -71,23 +71,30 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   const double start_s = sg4::Engine::get_clock();
   // Host time and the previous iteration's work order this iteration's GPU work but are none of it.
   const TimeKind kind = time_kind(program.tasks[order[first]].category);
-  if (kind == TimeKind::gpu)
-    rt.begin_compute(start_s);
-  else if (kind == TimeKind::host)
-    rt.begin_host(start_s);
-  else
-    rt.begin_carry_in(start_s);
-  // Host work and carried-in work keep their durations; this GPU's kernels run at its own speed.
+  switch (kind) {
+  case TimeKind::gpu: rt.begin_compute(start_s); break;
+  case TimeKind::host: rt.begin_host(start_s); break;
+  case TimeKind::carry_in: rt.begin_carry_in(start_s); break;
+  case TimeKind::comm:
+    rt.begin_comm(rt.comm_kernels_slot(), start_s);
+    comm_changed(rt);
+    break;
+  }
+  // Host work, carried-in work and communication kernels keep their durations; this GPU's
+  // kernels run at its own speed.
   const double scale = kind == TimeKind::gpu ? rt.gpu_time_factor() : 1.0;
   if (total_ns > 0)
     sg4::this_actor::sleep_for(static_cast<double>(total_ns) * 1e-9 * scale);
   const double end_s = sg4::Engine::get_clock();
-  if (kind == TimeKind::gpu)
-    rt.end_compute(end_s);
-  else if (kind == TimeKind::host)
-    rt.end_host(end_s);
-  else
-    rt.end_carry_in(end_s);
+  switch (kind) {
+  case TimeKind::gpu: rt.end_compute(end_s); break;
+  case TimeKind::host: rt.end_host(end_s); break;
+  case TimeKind::carry_in: rt.end_carry_in(end_s); break;
+  case TimeKind::comm:
+    rt.end_comm(rt.comm_kernels_slot(), end_s);
+    comm_changed(rt);
+    break;
+  }
   if (state_->record) {
     std::uint64_t elapsed_ns = 0;
     for (std::size_t k = first; k < end; ++k) {

@@ -278,3 +278,50 @@ TEST_CASE("Kineto cuda_sync events without their record ids (older Kineto): stre
   CHECK(waits("multi_tensor", "ncclAllReduc"));  // and the optimizer for the collective
   CHECK(waits("host synchro", "multi_tensor"));  // the host waited for stream 7
 }
+
+TEST_CASE("a communication library's own kernels count as communication, and a step whose GPU outlasts it is the GPU's") {
+  // DeepSeek's published training profile (deepseek-ai/profile-data) in miniature: one lone step of
+  // 300 us on the host; a GEMM (10-210 us) and, on a side stream, DeepEP's dispatch kernel (20-420
+  // us, NVLink and RDMA moved by the kernel itself, no NCCL); the host launches both and leaves
+  // the GPU working 120 us past the step's end.
+  const char* trace = R"JSON({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1},
+"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 300},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5, "dur": 5, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32", "pid": 0, "tid": 7, "ts": 10, "dur": 200,
+  "args": {"correlation": 1, "stream": 7}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernelExC", "pid": 1, "tid": 1, "ts": 15, "dur": 5, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "kernel", "name": "void deep_ep::internode::dispatch<false, 8, true, 8>(int4*, float*)", "pid": 0, "tid": 27,
+  "ts": 20, "dur": 400, "args": {"correlation": 2, "stream": 27}}
+]})JSON";
+  TempDir dir;
+  const auto r = run_cli("import kineto " + dir.file("rank0.json", trace) + " -o " + (dir / "t.pbtxt"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string said = r.out + r.err;
+  CHECK(said.find("1 kernels of communication libraries other than NCCL (0.400 ms in all; e.g. void "
+                  "deep_ep::internode::dispatch<false, 8, true, 8>)") != std::string::npos);
+  CHECK(said.find("its GPU was busy with ProfilerStep#1's work for 0.410 ms, longer than the step's 0.300 ms") !=
+        std::string::npos);
+  const trace::Trace t = workloads::read_trace_message(dir / "t.pbtxt");
+  CHECK(t.measured_iteration_ns() == 410000);
+  bool dispatch_seen = false;
+  for (const auto& task : t.templates(0).tasks())
+    if (task.name().rfind("void deep_ep", 0) == 0) {
+      dispatch_seen = true;
+      CHECK(task.category() == trace::COMMUNICATION);
+      CHECK(task.compute().duration_ns() == 400000);
+    }
+  CHECK(dispatch_seen);
+  // Replayed: the GEMM is compute, the dispatch communication beside it; what runs alone after the
+  // GEMM (about 200 us) is exposed communication, on its own slot.
+  const std::string job = dir.file("job.yaml", "platform: {preset: h800, nodes: 1}\nworkload: {trace: t.pbtxt}\n");
+  const auto run = run_cli("run " + job + " --json -q");
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  const auto j = nlohmann::json::parse(run.out);
+  CHECK(j["iteration_time_ns"].get<double>() == test::Approx(415000).epsilon(0.02));
+  CHECK(j["ranks"][0]["compute_s"].get<double>() == test::Approx(200e-6));
+  CHECK(j["ranks"][0]["exposed_comm_by_slot_s"]["comm_kernels"].get<double>() == test::Approx(205e-6).epsilon(0.05));
+  CHECK(std::abs(j["error_vs_measured"].get<double>()) < 0.03);
+}

@@ -7,6 +7,7 @@
 #include "support/user_errors.hpp"
 #include "workloads/dependency_cycle.hpp"
 #include "workloads/importers/echo_tracer_reader.hpp"
+#include "workloads/kernel_category.hpp"
 #include "workloads/replicate.hpp"
 #include "workloads/trace_reader.hpp"
 
@@ -411,4 +412,19 @@ TEST_CASE("stream_json_array: elements in batches, strings with brackets, the re
   CHECK(cut(json.substr(0, 40)).find("cut short") != std::string::npos);
   CHECK(cut("").find("no JSON object") != std::string::npos);
   CHECK(cut("{\"a\": 1}}").find("unbalanced") != std::string::npos);
+}
+
+TEST_CASE("kernels of communication libraries other than NCCL are communication; others keep their kind") {
+  for (const char* name : {"void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*)", "void dpsk::ep::internode::dispatch<false, 8>",
+                           "userbuffers_fp16_sum_inplace_gpu_rr_rs", "nvshmemi_transfer_rma_nbi_kernel",
+                           "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>", "multimem_all_reduce_kernel",
+                           "void allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16>"}) {
+    CAPTURE(name);
+    CHECK(workloads::is_communication_kernel(name));
+    CHECK(workloads::kernel_category(name) == trace::COMMUNICATION);
+  }
+  CHECK(workloads::kernel_category("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn") == trace::GEMM);
+  CHECK(workloads::kernel_category("void at::native::reduce_kernel<512, 1>") == trace::REDUCTION);
+  CHECK(workloads::kernel_category("flash_fwd_kernel") == trace::ATTENTION);
+  CHECK_FALSE(workloads::is_communication_kernel("void at::native::vectorized_elementwise_kernel<4>"));
 }

@@ -1,5 +1,7 @@
 #include "workloads/trace_reader.hpp"
 
+#include "workloads/kernel_category.hpp"
+
 #include "workloads/replicate.hpp"
 #include "workloads/importers/traced_job.hpp"
 
@@ -57,6 +59,9 @@ Workload build(const trace::Trace& t, const std::string& path, const TemplateTas
   w.source = path;
   w.measured_iteration_ns = t.measured_iteration_ns();
   w.notes.assign(t.import_notes().begin(), t.import_notes().end());
+  // Whatever read the trace, its communication libraries' kernels are said (once).
+  if (std::optional<std::string> n = communication_kernels_note(t); n && std::find(w.notes.begin(), w.notes.end(), *n) == w.notes.end())
+    w.notes.push_back(std::move(*n));
 
   std::map<std::string, std::uint32_t> slot_index;
   auto slot_of = [&](const std::string& name) {

@@ -623,8 +623,17 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step, const 
       throw UserError(path, 0, "no GPU kernel was launched inside " + chosen.name, "pick another step with --step");
     one.mutable_templates(0)->set_name("rank" + std::to_string(rank));
     *t.add_templates() = std::move(*one.mutable_templates(0));
-    // The reference is the step as users read it: the ProfilerStep's duration on the host.
-    measured_ns = std::max(measured_ns, static_cast<std::uint64_t>(std::max<std::int64_t>(0, chosen.end_ns - chosen.start_ns)));
+    // The reference is the step as users read it, the ProfilerStep's duration on the host — or
+    // the time its GPU was busy with the step's own work where that is longer: the host ran ahead
+    // and left its GPU working past the step's end (a lone profiled step; in a steady state the
+    // next step would have waited for it).
+    const auto host_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chosen.end_ns - chosen.start_ns));
+    measured_ns = std::max({measured_ns, host_ns, stats.own_gpu_busy_ns});
+    if (fi == 0 && stats.own_gpu_busy_ns > host_ns + host_ns / 100)
+      notes.push_back(std::filesystem::path(path).filename().string() + ": its GPU was busy with " + chosen.name + "'s work for " +
+                      milliseconds(static_cast<std::int64_t>(stats.own_gpu_busy_ns)) + " ms, longer than the step's " +
+                      milliseconds(static_cast<std::int64_t>(host_ns)) +
+                      " ms on the host (the host ran ahead of its GPU): the measured iteration is the GPU's");
     result.kernels += stats.kernels;
     result.collectives += stats.nccl_calls;
     for (std::string& n : records.notes())
@@ -651,6 +660,8 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step, const 
       c.add_ranks(r);
   }
   t.set_measured_iteration_ns(measured_ns);
+  if (std::optional<std::string> n = communication_kernels_note(t))
+    notes.push_back(std::move(*n));
   for (std::string& n : notes)
     t.add_import_notes(std::move(n));
   result.notes.assign(t.import_notes().begin(), t.import_notes().end());

@@ -66,6 +66,7 @@ public:
     add_stream_waits();
     emit_host_threads();
     t.set_measured_iteration_ns(measured_span());
+    stats_.own_gpu_busy_ns = own_gpu_busy();
     t.set_dropped_records(log_.dropped_records);
     trace::TracedProcess& p = *t.mutable_process();
     p.set_pid(log_.pid);
@@ -444,6 +445,20 @@ private:
     for (const Work& w : work_)
       last = std::max(last, w.activity->end_ns);
     return last - origin_ns_;
+  }
+
+  std::uint64_t own_gpu_busy() const {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    for (const Work& w : work_)
+      if (!w.carried)
+        spans.emplace_back(std::max(w.activity->start_ns, origin_ns_), w.activity->end_ns);
+    std::sort(spans.begin(), spans.end());
+    std::uint64_t busy = 0, reached = origin_ns_;
+    for (const auto& [from, to] : spans) {
+      busy += to > std::max(from, reached) ? to - std::max(from, reached) : 0;
+      reached = std::max(reached, to);
+    }
+    return busy;
   }
 
   const ActivityLog& log_;

@@ -28,6 +28,10 @@ namespace echo::workloads::tracer {
 
 struct ProcessTraceStats {
   std::uint64_t kernels = 0, nccl_calls = 0, nccl_calls_without_kernel = 0, nccl_kernels_without_call = 0;
+  // How long the GPU was busy with the window's own work (the union of its activities, carried-in
+  // work aside), wherever it ended: where the host ran ahead of its GPU (a lone profiled step)
+  // this is longer than the window.
+  std::uint64_t own_gpu_busy_ns = 0;
 };
 
 trace::Trace process_trace(const ActivityLog& log, ProcessTraceStats* stats = nullptr);
