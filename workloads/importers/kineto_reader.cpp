@@ -623,13 +623,15 @@ KinetoImport read_kineto(const std::vector<std::string>& files, int step, const 
       throw UserError(path, 0, "no GPU kernel was launched inside " + chosen.name, "pick another step with --step");
     one.mutable_templates(0)->set_name("rank" + std::to_string(rank));
     *t.add_templates() = std::move(*one.mutable_templates(0));
-    // The reference is the step as users read it, the ProfilerStep's duration on the host — or
-    // the time its GPU was busy with the step's own work where that is longer: the host ran ahead
-    // and left its GPU working past the step's end (a lone profiled step; in a steady state the
-    // next step would have waited for it).
+    // The reference is the step as users read it, the ProfilerStep's duration on the host — or,
+    // for a step that began with its GPU idle (nothing carried in: not a steady state, where the
+    // host waits for a GPU that lags it), the time its GPU was busy with the step's work where
+    // that is longer: the host ran ahead and left the GPU working past the step's end (a lone
+    // profiled step; the next step would have waited for it).
     const auto host_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(0, chosen.end_ns - chosen.start_ns));
-    measured_ns = std::max({measured_ns, host_ns, stats.own_gpu_busy_ns});
-    if (fi == 0 && stats.own_gpu_busy_ns > host_ns + host_ns / 100)
+    const std::uint64_t gpu_ns = stats.carried_in == 0 ? stats.own_gpu_busy_ns : 0;
+    measured_ns = std::max({measured_ns, host_ns, gpu_ns});
+    if (fi == 0 && gpu_ns > host_ns + host_ns / 100)
       notes.push_back(std::filesystem::path(path).filename().string() + ": its GPU was busy with " + chosen.name + "'s work for " +
                       milliseconds(static_cast<std::int64_t>(stats.own_gpu_busy_ns)) + " ms, longer than the step's " +
                       milliseconds(static_cast<std::int64_t>(host_ns)) +

@@ -67,6 +67,7 @@ public:
     emit_host_threads();
     t.set_measured_iteration_ns(measured_span());
     stats_.own_gpu_busy_ns = own_gpu_busy();
+    stats_.carried_in = static_cast<std::uint64_t>(std::count_if(work_.begin(), work_.end(), [](const Work& w) { return w.carried; }));
     t.set_dropped_records(log_.dropped_records);
     trace::TracedProcess& p = *t.mutable_process();
     p.set_pid(log_.pid);

@@ -32,6 +32,8 @@ struct ProcessTraceStats {
   // work aside), wherever it ended: where the host ran ahead of its GPU (a lone profiled step)
   // this is longer than the window.
   std::uint64_t own_gpu_busy_ns = 0;
+  // Activities launched before the window and still running when it opened (carried in).
+  std::uint64_t carried_in = 0;
 };
 
 trace::Trace process_trace(const ActivityLog& log, ProcessTraceStats* stats = nullptr);
