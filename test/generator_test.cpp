@@ -1071,9 +1071,10 @@ communication: {fidelity: analytic}
 TEST_CASE("every example comes out of its default folding as with every rank simulated") {
   // custom_algorithm needs its own program (the golden test runs it); gpt3_175b_1024_a100 takes
   // 40 s unfolded (bench/generator.sh compares its 1,024 GPUs folded and not, and the golden test
-  // pins its default run's summary byte for byte).
-  for (const char* example : {"default", "eight_ranks", "llama3_70b_h100_interleaved", "llama3_8b_torchtitan", "llama3_8b_zero3",
-                              "mixtral_ep", "overlap_slowdown", "sweep", "two_ranks"}) {
+  // pins its default run's summary byte for byte), llama3_70b_h100_interleaved 4 s (minutes under
+  // the sanitizers; the grid above has an interleaved pipeline of the same layout's kind).
+  for (const char* example : {"default", "eight_ranks", "llama3_8b_torchtitan", "llama3_8b_zero3", "mixtral_ep", "overlap_slowdown",
+                              "sweep", "two_ranks"}) {
     CAPTURE(example);
     const std::string job = std::string(ECHO_SOURCE_DIR "/examples/") + example + "/job.yaml";
     test::TempDir out;
