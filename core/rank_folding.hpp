@@ -8,7 +8,8 @@
 // distinct NICs, and no communicator of another slot has two members on one node (so all other
 // traffic crosses nodes on the siblings' own NICs, and the symmetric slot alone uses the node's
 // GPU-to-GPU links). Every member then has the same timeline as its representative (tested
-// against the unfolded run).
+// against the unfolded run). Never on a network model whose steps load shared switches (`flow`):
+// there the siblings' rings meet.
 //
 // `all` folds every slot whose communicators join ranks running the same program (a generated
 // job's TP, data-parallel and expert-parallel siblings), provided every other communicator maps

@@ -1054,6 +1054,14 @@ workload:
   parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
 communication: {fidelity: analytic}
 )", true},
+      // On flow not even the TP siblings fold: their rings' flows meet in the switches.
+      {R"(platform: {preset: dgx-a100, nodes: 2}
+workload:
+  model: {name: gpt3-1.3b, layers: 2}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 8, dp: 2, zero: 1}
+communication: {fidelity: flow}
+)", false},
   };
   for (const Case& c : cases) {
     CAPTURE(c.job);
@@ -1064,6 +1072,8 @@ communication: {fidelity: analytic}
       CHECK(events * 1.5 < tp_events);
     else
       CHECK(events == tp_events);
+    if (std::string(c.job).find("fidelity: flow") != std::string::npos)
+      CHECK(events == every["simulation"]["events"].get<double>());
     require_same_summaries(exact, every, true);
   }
 }
