@@ -186,6 +186,16 @@ void CallMatcher::fold_ranks(FoldedRanks folded) {
   }
 }
 
+std::vector<CollectiveStat> CallMatcher::collective_stats() const {
+  // Mirrored communicators take their images' entries once, at the end: copied per call, the
+  // 16,384-GPU folded run spent half its time on it.
+  CollectiveStats all = stats_;
+  for (std::uint32_t image = 0; image < mirror_comms_.size(); ++image)
+    for (std::uint32_t m : mirror_comms_[image])
+      all.copy_to(image, m, workload_.communicators[m].name);
+  return all.sorted();
+}
+
 bool CallMatcher::projects_every_call(std::uint32_t rank, std::uint32_t comm) {
   const std::uint32_t slot = workload_.communicators[comm].slot;
   const std::uint32_t member = workload_.member_index(rank, slot);
@@ -228,13 +238,8 @@ void CallMatcher::consume(CallTable& table, CallTable::iterator it) {
     ++calls_completed_;
     if (call.choice != nullptr) {  // a collective (send/recv are not tabulated)
       const ProgramTask& t = *call.first_task;
-      const double seconds = call.run->last_finish_s() - call.run->first_arrival_s();
       stats_.record(call.comm, workload_.communicators[call.comm].name, static_cast<int>(t.op), std::string(op_name(t)),
-                    t.bytes, *call.choice, seconds);
-      if (call.comm < mirror_comms_.size())
-        for (std::uint32_t m : mirror_comms_[call.comm])
-          stats_.record(m, workload_.communicators[m].name, static_cast<int>(t.op), std::string(op_name(t)), t.bytes,
-                        *call.choice, seconds);
+                    t.bytes, *call.choice, call.run->last_finish_s() - call.run->first_arrival_s());
     }
     if (call.on_network && !call.run->all_resolved()) {
       // Mirrored members (rank folding) never come to take their finish, and their last steps

@@ -68,7 +68,7 @@ public:
   std::uint64_t steps_timed() const { return steps_timed_; }
   std::uint64_t calls_completed() const { return calls_completed_; }
   // Completed collectives grouped by (communicator, op, bytes), longest summed time first.
-  std::vector<CollectiveStat> collective_stats() const { return stats_.sorted(); }
+  std::vector<CollectiveStat> collective_stats() const;
   // Calls whose schedule was too large to build (kMaxStepsPerCall): they ran as one barrier.
   std::uint64_t calls_too_large() const { return calls_too_large_; }
 

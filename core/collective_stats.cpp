@@ -16,6 +16,17 @@ void CollectiveStats::record(std::uint32_t comm, const std::string& communicator
   stat.total_s += seconds;
 }
 
+void CollectiveStats::copy_to(std::uint32_t from, std::uint32_t to, const std::string& name) {
+  std::vector<std::pair<Key, CollectiveStat>> copies;
+  for (auto it = stats_.lower_bound(Key{from, 0, 0}); it != stats_.end() && it->first.comm == from; ++it) {
+    CollectiveStat copy = it->second;
+    copy.communicator = name;
+    copies.emplace_back(Key{to, it->first.op, it->first.bytes}, std::move(copy));
+  }
+  for (auto& [key, stat] : copies)
+    stats_[key] = std::move(stat);
+}
+
 std::vector<CollectiveStat> CollectiveStats::sorted() const {
   std::vector<CollectiveStat> out;
   for (const auto& [key, stat] : stats_)
