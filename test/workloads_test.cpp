@@ -414,11 +414,12 @@ TEST_CASE("stream_json_array: elements in batches, strings with brackets, the re
   CHECK(cut("{\"a\": 1}}").find("unbalanced") != std::string::npos);
 }
 
-TEST_CASE("kernels of communication libraries other than NCCL are communication, and others keep their kind") {
+TEST_CASE("kernels of communication libraries are communication, and others keep their kind") {
   for (const char* name : {"void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*)", "void dpsk::ep::internode::dispatch<false, 8>",
                            "userbuffers_fp16_sum_inplace_gpu_rr_rs", "nvshmemi_transfer_rma_nbi_kernel",
                            "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>", "multimem_all_reduce_kernel",
-                           "void allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16>"}) {
+                           "void allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16>",
+                           "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"}) {
     CAPTURE(name);
     CHECK(workloads::is_communication_kernel(name));
     CHECK(workloads::kernel_category(name) == trace::COMMUNICATION);

@@ -15,10 +15,10 @@ std::string lowercase(std::string_view s) {
 
 namespace {
 
-// Kernels that move data between GPUs themselves, outside NCCL: DeepEP's expert dispatch and
-// combine (`deep_ep::`, DeepSeek's own build `dpsk::ep::`), NVSHMEM's, Transformer Engine's
-// userbuffers (TP communication overlap), MSCCL++, vLLM's and TensorRT-LLM's custom all-reduces,
-// PyTorch's symmetric-memory collectives.
+// Kernels that move data between GPUs themselves: NCCL's (where a trace gives no call for
+// them), DeepEP's expert dispatch and combine (`deep_ep::`, DeepSeek's own build `dpsk::ep::`),
+// NVSHMEM's, Transformer Engine's userbuffers (TP communication overlap), MSCCL++, vLLM's and
+// TensorRT-LLM's custom all-reduces, PyTorch's symmetric-memory collectives.
 constexpr std::string_view kCommunicationLibraries[] = {
     "deep_ep::", "dpsk::ep::", "nvshmem", "userbuffers", "mscclpp", "cross_device_reduce", "allreduce",
     "all_reduce_kernel", "multimem_all", "all_gather_kernel", "reduce_scatter_kernel"};
@@ -27,8 +27,8 @@ constexpr std::string_view kCommunicationLibraries[] = {
 
 bool is_communication_kernel(std::string_view kernel_name) {
   const std::string n = lowercase(kernel_name);
-  return std::any_of(std::begin(kCommunicationLibraries), std::end(kCommunicationLibraries),
-                     [&](std::string_view lib) { return n.find(lib) != std::string::npos; });
+  return n.rfind("nccl", 0) == 0 || std::any_of(std::begin(kCommunicationLibraries), std::end(kCommunicationLibraries),
+                                                [&](std::string_view lib) { return n.find(lib) != std::string::npos; });
 }
 
 trace::Category kernel_category(std::string_view kernel_name) {
@@ -70,7 +70,7 @@ std::optional<std::string> communication_kernels_note(const trace::Trace& t) {
     return std::nullopt;
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(ns) * 1e-6);
-  return std::to_string(kernels) + " kernels of communication libraries other than NCCL (" + ms + " ms in all; e.g. " + example +
+  return std::to_string(kernels) + " communication kernels that are no call of the trace (" + ms + " ms in all; e.g. " + example +
          ") are replayed at their traced durations and counted as communication (`comm_kernels`); the trace does "
          "not say what they move, so a network what-if leaves them as they are";
 }

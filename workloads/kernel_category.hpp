@@ -11,9 +11,9 @@ namespace echo::workloads {
 
 trace::Category kernel_category(std::string_view kernel_name);
 
-// A kernel of a communication library other than NCCL (DeepEP, NVSHMEM, Transformer Engine's
-// userbuffers, custom all-reduces): trace::COMMUNICATION, replayed at its traced duration and
-// counted as communication (core/rank_runtime.hpp, TimeKind::comm).
+// A kernel of a communication library (NCCL's where a trace gives no call for it, DeepEP,
+// NVSHMEM, Transformer Engine's userbuffers, custom all-reduces): trace::COMMUNICATION, replayed at
+// its traced duration and counted as communication (core/rank_runtime.hpp, TimeKind::comm).
 bool is_communication_kernel(std::string_view kernel_name);
 
 // The import note that says how many such kernels the trace's templates hold, if any.
