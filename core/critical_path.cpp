@@ -1,5 +1,7 @@
 #include "core/critical_path.hpp"
 
+#include "core/rank_runtime.hpp"
+
 #include "core/trace_names.hpp"
 
 #include <algorithm>
@@ -26,6 +28,21 @@ std::optional<CallKey> call_key(const Interval& iv, const workloads::ProgramTask
   case TaskKind::recv: return CallKey{1, iv.comm, iv.rank, iv.seq};
   default: return std::nullopt;
   }
+}
+
+// What a stretch of the path is: a call's op, or for a compute task what its time counts as
+// (a traced host thread's time, work carried in from the previous iteration, a communication
+// kernel that is no call, or GPU compute).
+std::string segment_kind(const workloads::ProgramTask& t) {
+  if (t.kind != TaskKind::compute)
+    return std::string(op_name(t));
+  switch (time_kind(t.category)) {
+  case TimeKind::host: return "host";
+  case TimeKind::carry_in: return "carried in";
+  case TimeKind::comm: return "communication kernel";
+  case TimeKind::gpu: break;
+  }
+  return "compute";
 }
 
 struct Index {
@@ -94,7 +111,7 @@ std::vector<CriticalSegment> critical_path(const SimulationResult& result, const
       start_s = iv[from].start_s;
     }
     const workloads::ProgramTask& t = w.program(iv[cur].rank).tasks[iv[cur].task];
-    path.push_back({t.name, std::string(op_name(t)), iv[cur].rank, start_s, end_s - start_s});
+    path.push_back({t.name, segment_kind(t), iv[cur].rank, start_s, end_s - start_s});
     const std::int64_t prev = binding(from);
     if (prev < 0)
       break;

@@ -51,7 +51,7 @@ struct CollectiveStat {
 // One stretch of the critical path (core/critical_path.hpp).
 struct CriticalSegment {
   std::string name;   // the task's name
-  std::string kind;   // compute | all_reduce | ... | send | recv
+  std::string kind;   // compute | host | carried in | communication kernel | all_reduce | ... | send | recv
   std::uint32_t rank = 0;
   double start_s = 0.0;  // the part of the interval on the path
   double duration_s = 0.0;

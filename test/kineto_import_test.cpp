@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 using echo::test::run_cli;
@@ -324,4 +325,12 @@ TEST_CASE("a communication library's own kernels count as communication, and a s
   CHECK(j["ranks"][0]["compute_s"].get<double>() == test::Approx(200e-6));
   CHECK(j["ranks"][0]["exposed_comm_by_slot_s"]["comm_kernels"].get<double>() == test::Approx(205e-6).epsilon(0.05));
   CHECK(std::abs(j["error_vs_measured"].get<double>()) < 0.03);
+  // The critical path says what each stretch is: the dispatch a communication kernel, not compute.
+  REQUIRE(run_cli("run " + job + " -q --out " + (dir / "out") + " --force").code == 0);
+  std::ifstream summary(std::string(dir / "out") + "/summary.json");
+  const auto s = nlohmann::json::parse(summary);
+  std::map<std::string, std::string> kind_of;
+  for (const auto& c : s["critical_path_top"])
+    kind_of[c["name"].get<std::string>().substr(0, 12)] = c["kind"].get<std::string>();
+  CHECK(kind_of["void deep_ep"] == "communication kernel");
 }
