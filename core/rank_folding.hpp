@@ -73,6 +73,6 @@ struct ReplicaFoldingProbe {
 };
 
 FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
-                       const ReplicaFoldingProbe& probe = {});
+                       const ReplicaFoldingProbe& probe);
 
 } // namespace echo::core
