@@ -180,8 +180,7 @@ void CallMatcher::fold_ranks(FoldedRanks folded) {
     if (def.ranks.size() < 2 ||
         std::any_of(def.ranks.begin(), def.ranks.end(), [&](std::uint32_t r) { return folded_.representative[r] == r; }))
       continue;
-    const std::int32_t image = workload_.communicator(folded_.representative[def.ranks.front()], def.slot);
-    if (image >= 0 && workload_.communicators[static_cast<std::size_t>(image)].ranks.size() == def.ranks.size())
+    if (const std::int32_t image = image_communicator(workload_, folded_, c); image >= 0)
       mirror_comms_[static_cast<std::size_t>(image)].push_back(c);
   }
 }

@@ -43,13 +43,12 @@ bool on_distinct_nodes(const workloads::CommunicatorDef& c, const platforms::Clu
 // member for member, each member on the same GPU and NIC of its node as its image: its traffic
 // then does on its links what the image's does on the image's.
 bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
-                             const workloads::CommunicatorDef& m) {
-  const std::int32_t image = w.communicator(all.representative[m.ranks.front()], m.slot);
+                             std::uint32_t comm) {
+  const std::int32_t image = image_communicator(w, all, comm);
   if (image < 0)
     return false;
   const std::vector<std::uint32_t>& mapped = w.communicators[static_cast<std::size_t>(image)].ranks;
-  if (mapped.size() != m.ranks.size())
-    return false;
+  const workloads::CommunicatorDef& m = w.communicators[comm];
   for (std::size_t i = 0; i < mapped.size(); ++i) {
     const std::uint32_t r = m.ranks[i], p = mapped[i];
     if (all.representative[r] != p || cluster.gpus()[r].local != cluster.gpus()[p].local || cluster.nic_of(r) != cluster.nic_of(p))
@@ -103,7 +102,7 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
         return false;  // it would slow (or be slowed by) a call whose steps the run times one by one
       meets_projected = true;
     }
-    if (meets_projected && (all.folds(def.slot) || !mirrors_a_simulated_one(w, cluster, all, def)))
+    if (meets_projected && (all.folds(def.slot) || !mirrors_a_simulated_one(w, cluster, all, c)))
       return false;
   }
   return true;

@@ -153,4 +153,10 @@ FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& c
   return exact;
 }
 
+std::int32_t image_communicator(const workloads::Workload& w, const FoldedRanks& folded, std::uint32_t comm) {
+  const workloads::CommunicatorDef& def = w.communicators[comm];
+  const std::int32_t image = w.communicator(folded.representative[def.ranks.front()], def.slot);
+  return image >= 0 && w.communicators[static_cast<std::size_t>(image)].ranks.size() == def.ranks.size() ? image : -1;
+}
+
 } // namespace echo::core

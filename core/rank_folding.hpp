@@ -75,4 +75,8 @@ struct ReplicaFoldingProbe {
 FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
                        const ReplicaFoldingProbe& probe);
 
+// The communicator whose calls communicator `comm` mirrors: its slot's communicator of the first
+// member's representative, where it has as many members; -1 where there is none.
+std::int32_t image_communicator(const workloads::Workload& w, const FoldedRanks& folded, std::uint32_t comm);
+
 } // namespace echo::core
