@@ -1,8 +1,8 @@
 #include "platforms/cluster_spec.hpp"
 
 #include "base/user_error.hpp"
+#include "platforms/link_figures.hpp"
 
-#include <xbt/parse_units.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -195,17 +195,12 @@ void check_unit(const std::string& key, const std::string& value, const std::str
   if (value.empty() || std::isalpha(static_cast<unsigned char>(value.back())) == 0)
     throw UserError(origin, 0, "`" + key + "` = '" + value + "' has no unit",
                     bandwidth ? "write the unit, e.g. 200Gbps (bits) or 25GBps (bytes)" : "write the unit, e.g. 2us or 500ns");
-  try {
-    const double v = bandwidth ? xbt_parse_get_bandwidth(origin, 0, value, key)
-                               : xbt_parse_get_time(origin, 0, value, key);
-    if (!std::isfinite(v) || (bandwidth ? v <= 0 : v < 0))
-      throw std::invalid_argument("out of range");
-  } catch (const std::exception&) {
+  const auto v = bandwidth ? read_bandwidth(value) : read_latency(value);
+  if (!v || !(bandwidth ? is_physical_bandwidth(*v) : is_physical_latency(*v)))
     throw UserError(origin, 0, "`" + key + "` = '" + value + "' is not a valid " +
                                    (bandwidth ? "bandwidth" : "latency"),
                     bandwidth ? "use SimGrid's units, e.g. 300GBps (bytes) or 200Gbps (bits)"
                               : "use SimGrid's units, e.g. 2us, 500ns, 0.1ms");
-  }
 }
 
 } // namespace

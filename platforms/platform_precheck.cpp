@@ -1,6 +1,7 @@
 #include "platforms/platform_precheck.hpp"
 
 #include "base/user_error.hpp"
+#include "platforms/link_figures.hpp"
 
 #include <expat.h>
 
@@ -49,6 +50,7 @@ public:
                  (unsupported ? ", which echo-des does not take (GPU clusters are wired and routed)" : ""),
              "use one of: Full, Floyd, Dijkstra, DijkstraCache, None, Cluster");
     }
+    check_figures(tag, attribute("id"), attributes);
     if (tag == "link" || tag == "host") {
       const std::string id = attribute("id");
       if (!(tag == "link" ? links_ : hosts_).insert(id).second)
@@ -157,6 +159,28 @@ private:
     }
   };
 
+  // Bandwidths and latencies of links, clusters, cabinets, backbones and peers. SimGrid aborts on
+  // a list of bandwidths outside a Wifi link and takes a negative or zero one, which then reads
+  // as a negative bottleneck: a figure SimGrid cannot read is left to its own message.
+  void check_figures(const std::string& tag, const std::string& id, const char** attributes) {
+    static const std::set<std::string> bandwidths = {"bandwidth", "bw", "bb_bw", "loopback_bw", "limiter_link", "bw_in", "bw_out"};
+    static const std::set<std::string> latencies = {"latency", "lat", "bb_lat", "loopback_lat"};
+    for (const char** a = attributes; *a != nullptr; a += 2) {
+      const std::string name = a[0], value = a[1];
+      const bool bandwidth = bandwidths.count(name) != 0;
+      if (!bandwidth && latencies.count(name) == 0)
+        continue;
+      const std::string where = "<" + tag + "> '" + id + "' has " + name + "=\"" + value + "\"";
+      if (bandwidth && value.find(',') != std::string::npos)
+        fail(where + ", a list of bandwidths (SimGrid reads one only on a Wifi link, which echo-des does not model)",
+             "write one figure with its unit, e.g. 200Gbps (bits) or 25GBps (bytes)");
+      const auto figure = bandwidth ? read_bandwidth(value) : read_latency(value);
+      if (figure && bandwidth && !is_physical_bandwidth(*figure))
+        fail(where + ", not a bandwidth above zero", "write a finite figure above zero with its unit, e.g. 200Gbps or 25GBps");
+      if (figure && !bandwidth && !is_physical_latency(*figure))
+        fail(where + ", not a latency of zero or more", "write a finite figure of zero or more with its unit, e.g. 1us or 350ns");
+    }
+  }
   int line() const { return static_cast<int>(XML_GetCurrentLineNumber(parser_)); }
 
   void fail(const std::string& what, const std::string& fix) { fail_at(line(), what, fix); }

@@ -4,7 +4,8 @@
 // a zone `routing` SimGrid does not know or echo-des does not take (Wifi, Vivaldi), two links or
 // hosts with one id, two routes between the same ends in one zone (a symmetrical route counting
 // both ways), and in a graph zone (Dijkstra, Floyd) a route to itself or a point its routes do not
-// join. Each is a UserError naming the file, the line, the element and the fix. Other mistakes are
+// join, a list of bandwidths outside a Wifi link; and a negative or zero bandwidth or a negative
+// latency, which SimGrid takes silently. Each is a UserError naming the file, the line, the element and the fix. Other mistakes are
 // left to SimGrid, which reports them with their line. The file is streamed (Expat): 100,000 GPUs
 // of XML are checked in a few seconds and little memory.
 #include <string>

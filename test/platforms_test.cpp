@@ -397,6 +397,20 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
                                               "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"l\"/></route>\n"
                                               "<route src=\"gpu0\" dst=\"r\"><link_ctn id=\"l\"/></route>\n</zone>\n")
             .find("no error") == 0);
+  // Fuzzing found: SimGrid aborts on a list of bandwidths outside a Wifi link. It takes a negative
+  // or zero bandwidth and a negative latency, and a route through one then reads as -25 GB/s.
+  auto link_with = [&](const std::string& name, const std::string& figures) {
+    return error_of(name, "<zone id=\"z\" routing=\"Full\">\n" + gpus + "<link id=\"l\" " + figures + "/>\n" + route + "</zone>\n");
+  };
+  CHECK(link_with("list.xml", "bandwidth=\"1000,000Bps\" latency=\"1us\"").find("list.xml:7: not a valid SimGrid platform: <link> 'l' has bandwidth=\"1000,000Bps\", a list of bandwidths") != std::string::npos);
+  for (const std::string bandwidth : {"-200Gbps", "0Bps", "nanBps", "infBps"})
+    CHECK(link_with("bandwidth.xml", "bandwidth=\"" + bandwidth + "\" latency=\"1us\"")
+              .find("<link> 'l' has bandwidth=\"" + bandwidth + "\", not a bandwidth above zero") != std::string::npos);
+  CHECK(link_with("latency.xml", "bandwidth=\"1GBps\" latency=\"-1us\"").find("<link> 'l' has latency=\"-1us\", not a latency of zero or more") !=
+        std::string::npos);
+  CHECK(link_with("zero.xml", "bandwidth=\"1GBps\" latency=\"0s\"") == "no error");
+  CHECK(error_of("cluster.xml", "<cluster id=\"c\" prefix=\"gpu\" suffix=\"\" radical=\"0-1\" speed=\"1f\" bw=\"-1Gbps\" lat=\"1us\"/>\n")
+            .find("<cluster> 'c' has bw=\"-1Gbps\", not a bandwidth above zero") != std::string::npos);
   // Fuzzing found: SimGrid's parser reads what XML forbids (here an unquoted attribute), so a file
   // these checks could not read went to SimGrid unchecked, which then aborted on the bad routing.
   // The check streams the file: the first mistake in it is the one named.
