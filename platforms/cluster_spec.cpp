@@ -3,7 +3,6 @@
 #include "base/user_error.hpp"
 #include "platforms/link_figures.hpp"
 
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>

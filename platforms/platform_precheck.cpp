@@ -171,9 +171,11 @@ private:
       if (!bandwidth && latencies.count(name) == 0)
         continue;
       const std::string where = "<" + tag + "> '" + id + "' has " + name + "=\"" + value + "\"";
-      if (bandwidth && value.find(',') != std::string::npos)
+      if (bandwidth && value.find(',') != std::string::npos) {
         fail(where + ", a list of bandwidths (SimGrid reads one only on a Wifi link, which echo-des does not model)",
              "write one figure with its unit, e.g. 200Gbps (bits) or 25GBps (bytes)");
+        return;
+      }
       const auto figure = bandwidth ? read_bandwidth(value) : read_latency(value);
       if (figure && bandwidth && !is_physical_bandwidth(*figure))
         fail(where + ", not a bandwidth above zero", "write a finite figure above zero with its unit, e.g. 200Gbps or 25GBps");
@@ -181,6 +183,7 @@ private:
         fail(where + ", not a latency of zero or more", "write a finite figure of zero or more with its unit, e.g. 1us or 350ns");
     }
   }
+
   int line() const { return static_cast<int>(XML_GetCurrentLineNumber(parser_)); }
 
   void fail(const std::string& what, const std::string& fix) { fail_at(line(), what, fix); }
