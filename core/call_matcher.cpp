@@ -3,13 +3,13 @@
 #include "core/cooperative_wait.hpp"
 
 #include "base/user_error.hpp"
+#include "core/exact_replica_folding.hpp"
 #include "core/rank_runtime.hpp"
 #include "core/trace_names.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
-#include <set>
 
 namespace echo::core {
 
@@ -211,10 +211,9 @@ bool CallMatcher::one_member_times_all(std::uint32_t rank, std::uint32_t comm) {
     one_member_times_all_.assign(workload_.communicators.size(), -1);
   if (one_member_times_all_[comm] < 0) {
     const workloads::CommunicatorDef& c = workload_.communicators[comm];
-    std::set<std::uint32_t> nodes;
-    one_member_times_all_[comm] = folded_.folds(c.slot) && std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) {
-                                    return folded_.representative[r] == rank && nodes.insert(platform_.node_of(r)).second;
-                                  });
+    one_member_times_all_[comm] = folded_.folds(c.slot) &&
+                                  std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return folded_.representative[r] == rank; }) &&
+                                  members_own_their_links(c, platform_);
   }
   return one_member_times_all_[comm] != 0;
 }

@@ -127,7 +127,8 @@ private:
   // Closes the calls every member has left once the network model has timed all their steps.
   void drain();
   void start(Call& call, const CallPlan& plan, std::shared_ptr<const collectives::Schedule> timed);
-  // Every member of `comm` mirrors `rank` (rank folding) and sits on a node of its own, and the
+  // Every member of `comm` mirrors `rank` (rank folding) and loads links of its own (a node of its
+  // own, or TP siblings on one node each with its own NIC: members_own_their_links), and the
   // network model loads only senders' links: one member's steps may stand for all.
   bool one_member_times_all(std::uint32_t rank, std::uint32_t comm);
 

@@ -34,14 +34,16 @@ std::vector<LinkLoad::LinkId> links_of(const workloads::CommunicatorDef& c, cons
   return out;
 }
 
-bool on_distinct_nodes(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
-  std::set<std::uint32_t> nodes;
-  return std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return nodes.insert(cluster.node_of(r)).second; });
+// Whether no other GPU of `gpu`'s node leaves it through `gpu`'s NIC.
+bool has_own_nic(std::uint32_t gpu, const platforms::Cluster& cluster) {
+  const std::uint32_t nic = cluster.nic_of(gpu);
+  const std::vector<std::uint32_t>& on_node = cluster.nodes()[cluster.node_of(gpu)].gpus;
+  return std::none_of(on_node.begin(), on_node.end(), [&](std::uint32_t g) { return g != gpu && cluster.nic_of(g) == nic; });
 }
 
 // `m`, which no simulated rank belongs to, is the image of a simulated communicator of its slot
-// member for member, each member on the same GPU and NIC of its node as its image: its traffic
-// then does on its links what the image's does on the image's.
+// member for member, each member on the same GPU and NIC of its node as its image or a TP sibling
+// of it on its own NIC: its traffic then does on its links what the image's does on the image's.
 bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
                              std::uint32_t comm) {
   const std::int32_t image = image_communicator(w, all, comm);
@@ -51,13 +53,27 @@ bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Clus
   const workloads::CommunicatorDef& m = w.communicators[comm];
   for (std::size_t i = 0; i < mapped.size(); ++i) {
     const std::uint32_t r = m.ranks[i], p = mapped[i];
-    if (all.representative[r] != p || cluster.gpus()[r].local != cluster.gpus()[p].local || cluster.nic_of(r) != cluster.nic_of(p))
+    if (all.representative[r] != p)
+      return false;
+    // The same GPU of another node (a replica's image), or a TP sibling on the same node: its GPU
+    // link and NIC are then its own, as its image's are (what the sibling's traffic does there,
+    // its image's does on its own).
+    const bool same_gpu = cluster.gpus()[r].local == cluster.gpus()[p].local && cluster.nic_of(r) == cluster.nic_of(p);
+    const bool sibling = r == p || (cluster.node_of(r) == cluster.node_of(p) && has_own_nic(r, cluster) && has_own_nic(p, cluster));
+    if (!same_gpu && !sibling)
       return false;
   }
   return true;
 }
 
 } // namespace
+
+bool members_own_their_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
+  std::set<std::uint32_t> nodes;
+  if (std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return nodes.insert(cluster.node_of(r)).second; }))
+    return true;
+  return nodes.size() == 1 && std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return has_own_nic(r, cluster); });
+}
 
 bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
                    const ReplicaFoldingProbe& probe) {
@@ -84,7 +100,7 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
     if (all.folds(def.slot)) {
       // Its mirrored members finish when the representative does only if one member's steps
       // stand for all.
-      if (!on_distinct_nodes(def, cluster) || !probe.projects_every_call(*rep, c))
+      if (!members_own_their_links(def, cluster) || !probe.projects_every_call(*rep, c))
         return false;
       load = Load::projected;
     }

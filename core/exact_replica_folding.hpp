@@ -5,8 +5,9 @@
 // `all` folding (core/rank_folding.hpp) simulates one rank per group of interchangeable ranks; the
 // others mirror it. Two things could make that differ from simulating every rank:
 //   1. A mirrored member of a call finishes when its representative does. That holds where the
-//      call is timed by one member's steps on behalf of all (a rotation-symmetric schedule with
-//      every member on its own node: collectives/member_projection.hpp) or in closed form; a call
+//      call is timed by one member's steps on behalf of all (a rotation-symmetric schedule whose
+//      members load links of their own: every member on its own node, or TP siblings inside one
+//      node on their own GPU links and NICs: collectives/member_projection.hpp) or in closed form; a call
 //      whose steps run for every member may finish its members at different instants.
 //   2. The mirrored ranks' own traffic (another replica's pipeline sends, a sibling's data-parallel
 //      ring) is not simulated. On a network model whose steps load only their sender's links
@@ -19,13 +20,21 @@
 // timed in closed form is projected, every communicator no simulated rank belongs to stays off the
 // links of the simulated calls that are not projected, and one that meets a projected call's links
 // is a pipeline's (or another unfolded slot's) image of a simulated one, member for member, on the
-// same GPU of each node. Anything else (shared switches, the `flow` model) keeps the TP siblings'
+// same GPU of each node, or on a TP sibling of it with a NIC of its own (context-parallel pairs
+// inside a node: each TP sibling's CP peer is the same sibling of the other TP group). Anything else (shared switches, the `flow` model) keeps the TP siblings'
 // folding alone.
 #include "core/rank_folding.hpp"
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
 namespace echo::core {
+
+// Whether each member of communicator `c` loads only links of its own with a call's steps (on a
+// sender-links-only model): every member on a node of its own (its NIC, its node's GPU link), or
+// every member on one node, each with its own GPU link and its own NIC. Where one member's steps
+// then time the call for all (collectives/member_projection.hpp), the others' links carry what its
+// own carries.
+bool members_own_their_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster);
 
 // Whether `all` (fold_all's folding, its closed-form slots those of exact folding) gives every
 // figure the unfolded run gives.

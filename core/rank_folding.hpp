@@ -18,14 +18,15 @@
 // closed form): they meet the simulated ranks' traffic on the links, not the folded replicas'
 // own. (Under a GPU speed spread the replicas keep one pace, their stage's slowest:
 // core/gpu_speed_spread.hpp.) A call every member of which mirrors one simulated rank, on distinct
-// nodes, runs only that member's steps where its schedule is rotation-symmetric (CallMatcher,
-// collectives/member_projection.hpp).
+// nodes (or all on one node, each with its own GPU link and NIC), runs only that member's steps
+// where its schedule is rotation-symmetric (CallMatcher, collectives/member_projection.hpp).
 //
 // `exact`, the default, is `all` where that gives the unfolded run's figures — on the analytic
 // fidelity always; on the steps fidelity where the calls joining replicas are timed by one
 // member's steps and the replicas' left-out traffic meets no link whose steps the run times one
-// by one (core/exact_replica_folding.hpp: GPT-3 175B with TP 8 inside each node, for one) — and
-// `tp` elsewhere. Tested against `none` on every example and a grid of small jobs.
+// by one (core/exact_replica_folding.hpp: GPT-3 175B with TP 8 inside each node, for one; or TP 4
+// beside context-parallel pairs inside 8-GPU nodes with a NIC a GPU, where `tp` folds nothing) —
+// and `tp` elsewhere. Tested against `none` on every example and a grid of small jobs.
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the default rank folding (`exact`) changes no figure: runs a grid of generated jobs
-(six presets; TP 2-8, PP 1-4, DP 2-4, ZeRO 0/1, interleaved pipelines, Mixtral with expert
-parallelism) with the default folding and with `--no-folding`, and compares the two summaries
+(six presets; TP 1-8, PP 1-4, DP 2-4, ZeRO 0/1, interleaved pipelines, Mixtral with expert
+parallelism, context parallelism inside the node) with the default folding and with `--no-folding`, and compares the two summaries
 (every figure but how the run went; floats to 1e-9, the collectives' table in one order). Prints a
 line per job — its events folded and unfolded, SAME or what differs — and exits 1 if any differs.
 The test suite runs a smaller grid (test/generator_test.cpp); this one takes a few minutes.
@@ -48,6 +48,16 @@ def grid():
                            "  training: {global_batch: %d, micro_batch: 1}\n  parallel: %s\n") % (
                                preset, gpus // per_node, model, 4 * dp * pp, parallel)
                     jobs.append(("%s tp%d pp%d dp%d%s" % (preset, tp, pp, dp, " moe" if moe else ""), job))
+        # Context parallelism inside the node: its pairs use the node's GPU links beside TP's rings
+        # (TP + CP filling the node, then half of it).
+        for tp, pp in ((per_node // 2, 1), (per_node // 2, 2), (max(1, per_node // 4), 1)):
+            dp = 2
+            gpus = tp * 2 * pp * dp
+            job = ("platform: {preset: %s, nodes: %d}\nworkload:\n  model: {name: llama3-8b, layers: 4, seq_len: 4096}\n"
+                   "  training: {global_batch: %d, micro_batch: 1}\n"
+                   "  parallel: {tp: %d, cp: 2, pp: %d, dp: %d, zero: 1, dp_overlap: true, sequence_parallel: %s}\n") % (
+                       preset, max(1, gpus // per_node), 4 * dp * pp, tp, pp, dp, "true" if tp > 1 else "false")
+            jobs.append(("%s tp%d cp2 pp%d dp%d" % (preset, tp, pp, dp), job))
     return jobs
 
 

@@ -998,8 +998,9 @@ TEST_CASE("exact folding simulates one replica where that changes nothing, and e
   // TP siblings (then far fewer events than --fold tp), and the summaries against every rank
   // simulated. Replicas fold where the calls joining them are timed by one member's steps (a DP
   // ring with one member per node: TP fills the node) and their other traffic stays off the links
-  // the run times step by step; not where two of a ring's members share a node, nor where two GPUs
-  // share a NIC (their siblings' traffic would meet), nor on the flow model.
+  // the run times step by step; not where two of a ring's members share a node (TP siblings on
+  // their own GPU links and NICs aside), nor where two GPUs share a NIC (their siblings' traffic
+  // would meet), nor on the flow model.
   struct Case {
     const char* job;
     bool replicas_fold;
@@ -1054,6 +1055,23 @@ workload:
   parallel: {tp: 2, pp: 2, dp: 8, zero: 1}
 communication: {fidelity: analytic}
 )", true},
+      // Context-parallel pairs inside the node beside TP 4: each TP sibling's CP peer is the same
+      // sibling of the other TP group, so TP's rings are timed by one member's steps and the
+      // siblings and replicas fold (nothing folded here before: `--fold tp` folds nothing).
+      {R"(platform: {preset: dgx-h100, nodes: 4}
+workload:
+  model: {name: llama3-8b, layers: 4, seq_len: 4096}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)", true},
+      // The same where two GPUs share a NIC: a sibling's traffic across nodes would meet its
+      // representative's on the NIC.
+      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
+workload:
+  model: {name: llama3-8b, layers: 4, seq_len: 4096}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)", false},
       // On flow not even the TP siblings fold: their rings' flows meet in the switches.
       {R"(platform: {preset: dgx-a100, nodes: 2}
 workload:
@@ -1214,9 +1232,12 @@ workload:
   const auto [folded, every] = run_fold_all_and_none(job);
   CHECK(folded["simulation"]["events"].get<double>() * 4 < every["simulation"]["events"].get<double>());
   // The same compute; the DP calls' steps meet the representative replica's pipeline traffic on
-  // its NICs as in the full run, only not the other replicas' (which is not simulated).
+  // its NICs as in the full run, only not the other replicas' (which is not simulated). Here the
+  // DP ring has two members a node, so it runs every member's steps, while the TP pairs are timed
+  // by one member's (their members own their links): 0.15% slow (0.10% when the TP pairs ran
+  // both members' steps, their second member's link then carrying nothing else).
   CHECK(folded["breakdown"]["compute_s"].get<double>() == test::Approx(every["breakdown"]["compute_s"].get<double>()));
-  CHECK(folded["iteration_time_s"].get<double>() == test::Approx(every["iteration_time_s"].get<double>()).epsilon(0.001));
+  CHECK(folded["iteration_time_s"].get<double>() == test::Approx(every["iteration_time_s"].get<double>()).epsilon(0.002));
   CHECK(folded["notes"].dump().find("folded (--fold all)") != std::string::npos);
 }
 
