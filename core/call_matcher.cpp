@@ -112,6 +112,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_collective(std::uint32_t rank
     it = collectives_.try_emplace(it, key);
     Call& call = it->second;
     call.comm = comm;
+    call.copies = copies_of(static_cast<std::int32_t>(comm));
     start(call, plan, std::move(timed));
     call.choice = &plan.choice;
     call.first_task = &task;
@@ -134,6 +135,7 @@ CallMatcher::CallTable::iterator CallMatcher::open_transfer(std::uint32_t rank, 
     const CallPlan& plan = plans_.transfer(src, dst, task.bytes, comm);
     it = transfers_.try_emplace(it, key);
     Call& call = it->second;
+    call.copies = copies_of(comm);
     start(call, plan, plan.schedule);
     call.first_task = &task;
     call.first_rank = rank;

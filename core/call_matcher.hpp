@@ -79,6 +79,12 @@ private:
   FoldedRanks folded_;
   // Timed in closed form: its members all arrive together on links nothing else uses.
   bool folded(std::uint32_t comm) const { return folded_.closed_form(workload_.communicators[comm].slot); }
+  // The links calls on `comm` stand on for mirrored ranks' calls too; nullptr where none.
+  const network::LinkCopies* copies_of(std::int32_t comm) const {
+    return comm >= 0 && static_cast<std::size_t>(comm) < folded_.link_copies.size() && !folded_.link_copies[static_cast<std::size_t>(comm)].empty()
+               ? &folded_.link_copies[static_cast<std::size_t>(comm)]
+               : nullptr;
+  }
 
   struct Call;
   struct Gate final : StepGate {
@@ -107,6 +113,8 @@ private:
     const std::vector<std::uint32_t>& gpus() const override { return plan->gpus; }  // rank r runs on GPU r
     bool all_steps_timed() const override { return run->all_resolved(); }
     void commit(std::uint32_t step, double serialize_s) override;
+    const network::LinkCopies* copies = nullptr;  // its communicator's (rank folding), if any
+    const network::LinkCopies* link_copies() const override { return copies; }
   };
   using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>;
   // "communicator 'dp.0', call #3" or "send/recv from rank 0 to rank 8, transfer #2".

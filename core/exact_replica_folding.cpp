@@ -13,27 +13,6 @@ namespace {
 
 using network::LinkLoad;
 
-// The links a call on `c` can load, as core/network/step_links.cpp lays its steps out: each
-// member's intra-node link where another member shares its node, each member's NIC where the call
-// spans nodes (a step across nodes may take any NIC the call's members use there).
-std::vector<LinkLoad::LinkId> links_of(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
-  std::map<std::uint32_t, std::uint32_t> members_on_node;
-  for (std::uint32_t r : c.ranks)
-    ++members_on_node[cluster.node_of(r)];
-  const bool across = members_on_node.size() > 1;
-  std::vector<LinkLoad::LinkId> out;
-  for (std::uint32_t r : c.ranks) {
-    const std::uint32_t node = cluster.node_of(r);
-    if (members_on_node[node] > 1)
-      out.push_back(LinkLoad::intra_link(r));
-    if (across)
-      out.push_back(LinkLoad::nic(node, cluster.nic_of(r)));
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // Whether no other GPU of `gpu`'s node leaves it through `gpu`'s NIC.
 bool has_own_nic(std::uint32_t gpu, const platforms::Cluster& cluster) {
   const std::uint32_t nic = cluster.nic_of(gpu);
@@ -67,6 +46,24 @@ bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Clus
 }
 
 } // namespace
+
+std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
+  std::map<std::uint32_t, std::uint32_t> members_on_node;
+  for (std::uint32_t r : c.ranks)
+    ++members_on_node[cluster.node_of(r)];
+  const bool across = members_on_node.size() > 1;
+  std::vector<std::uint64_t> out;
+  for (std::uint32_t r : c.ranks) {
+    const std::uint32_t node = cluster.node_of(r);
+    if (members_on_node[node] > 1)
+      out.push_back(LinkLoad::intra_link(r));
+    if (across)
+      out.push_back(LinkLoad::nic(node, cluster.nic_of(r)));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 bool members_own_their_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
   std::set<std::uint32_t> nodes;
@@ -104,13 +101,13 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
         return false;
       load = Load::projected;
     }
-    for (LinkLoad::LinkId l : links_of(def, cluster))
+    for (LinkLoad::LinkId l : communicator_links(def, cluster))
       simulated_load[l] |= static_cast<std::uint8_t>(load);
   }
   for (std::uint32_t c : missing) {
     const workloads::CommunicatorDef& def = w.communicators[c];
     bool meets_projected = false;
-    for (LinkLoad::LinkId l : links_of(def, cluster)) {
+    for (LinkLoad::LinkId l : communicator_links(def, cluster)) {
       const auto it = simulated_load.find(l);
       if (it == simulated_load.end())
         continue;

@@ -27,7 +27,16 @@
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
+#include <cstdint>
+#include <vector>
+
 namespace echo::core {
+
+// The links a call on `c` can load, as core/network/step_links.cpp lays its steps out (ids as
+// network::LinkLoad numbers them): each member's GPU link where another member shares its node,
+// each member's NIC where the call spans nodes (a step across nodes may take any NIC the call's
+// members use there). Sorted, each once.
+std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster);
 
 // Whether each member of communicator `c` loads only links of its own with a call's steps (on a
 // sender-links-only model): every member on a node of its own (its NIC, its node's GPU link), or

@@ -1,6 +1,7 @@
 #include "core/rank_folding.hpp"
 
 #include "core/exact_replica_folding.hpp"
+#include "core/folded_link_copies.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -129,8 +130,10 @@ std::uint32_t FoldedRanks::simulated_ranks() const {
   return n;
 }
 
-FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
-                       const ReplicaFoldingProbe& probe) {
+namespace {
+
+FoldedRanks choose_folding(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
+                           const ReplicaFoldingProbe& probe) {
   if (mode == RankFolding::none)
     return {};
   // A model whose steps load shared switches (flow) can tell TP siblings apart by their other
@@ -151,6 +154,15 @@ FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& c
   if (mode == RankFolding::all || folds_exactly(w, cluster, all, probe))
     return all;
   return exact;
+}
+
+} // namespace
+
+FoldedRanks fold_ranks(const workloads::Workload& w, const platforms::Cluster& cluster, RankFolding mode,
+                       const ReplicaFoldingProbe& probe) {
+  FoldedRanks folded = choose_folding(w, cluster, mode, probe);
+  folded.link_copies = folded_link_copies(w, cluster, folded);
+  return folded;
 }
 
 std::int32_t image_communicator(const workloads::Workload& w, const FoldedRanks& folded, std::uint32_t comm) {

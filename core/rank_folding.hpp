@@ -27,6 +27,7 @@
 // by one (core/exact_replica_folding.hpp: GPT-3 175B with TP 8 inside each node, for one; or TP 4
 // beside context-parallel pairs inside 8-GPU nodes with a NIC a GPU, where `tp` folds nothing) —
 // and `tp` elsewhere. Tested against `none` on every example and a grid of small jobs.
+#include "core/network/network_model.hpp"
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
 
@@ -57,6 +58,9 @@ struct FoldedRanks {
   // The other folded slots' calls run their schedules on the links as any call does, every
   // mirrored member arriving with its representative.
   std::vector<bool> closed_form_slots;
+  // Per communicator with a simulated member: the links its calls stand on for mirrored ranks'
+  // calls too (core/folded_link_copies.hpp); empty where none.
+  std::vector<network::LinkCopies> link_copies;
   bool empty() const { return representative.empty(); }
   bool folds(std::uint32_t slot) const { return !empty() && slot < folded_slots.size() && folded_slots[slot]; }
   bool closed_form(std::uint32_t slot) const { return !empty() && slot < closed_form_slots.size() && closed_form_slots[slot]; }

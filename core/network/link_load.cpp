@@ -29,7 +29,7 @@ bool LinkLoad::contended(LinkId id, CallId call, double t) const {
     if (other != call && pending_(other))
       return true;
   return std::any_of(it->second.latest.begin(), it->second.latest.end(),
-                     [&](const std::pair<CallId, double>& l) { return l.first != call && l.second > t; });
+                     [&](const Latest& l) { return l.call != call && l.left > t; });
 }
 
 double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
@@ -40,7 +40,8 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
   std::size_t others = alongside;
   for (std::uint32_t l = 0; l < n_links; ++l)
     if (auto it = links_.find(first[l]); it != links_.end())
-      others += it->second.latest.size();
+      for (const Latest& latest : it->second.latest)
+        others += latest.copies;
   const double bound = start + serialize * (1 + static_cast<double>(others));
   // Every other call's booking that runs between `start` and `bound`, as a start and an end
   // event per link; swept in time order, each stretch between two events moves the step at
@@ -53,22 +54,26 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
       continue;
     for (const Booking& b : it->second.bookings)
       if (b.call != call && b.left > start && b.start < bound) {
-        events.push_back({std::max(b.start, start), l, b.call, +1});
-        events.push_back({b.left, l, b.call, -1});
+        events.push_back({std::max(b.start, start), l, b.call, +1, b.copies});
+        events.push_back({b.left, l, b.call, -1, b.copies});
       }
   }
   // Ends before starts at one instant: back-to-back steps of one call do not count twice.
   std::sort(events.begin(), events.end(),
             [](const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
-  // Per link, how many bookings of each call are running (a call's channels may overlap on a link).
-  std::vector<std::vector<std::pair<CallId, int>>>& running = scratch_running_;
+  // Per link, the calls running on it.
+  std::vector<std::vector<Running>>& running = scratch_running_;
   running.resize(std::max<std::size_t>(running.size(), n_links));
   for (std::uint32_t l = 0; l < n_links; ++l)
     running[l].clear();
   auto busiest = [&] {
     std::size_t most = alongside;
-    for (std::uint32_t l = 0; l < n_links; ++l)
-      most = std::max(most, alongside + running[l].size());
+    for (std::uint32_t l = 0; l < n_links; ++l) {
+      std::size_t on_link = alongside;
+      for (const Running& r : running[l])
+        on_link += r.copies;
+      most = std::max(most, on_link);
+    }
     return static_cast<double>(most);
   };
   double t = start, left = serialize;
@@ -81,16 +86,16 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
       t = e.t;
     }
     auto& calls = running[e.link];
-    auto it = std::find_if(calls.begin(), calls.end(), [&](const auto& c) { return c.first == e.call; });
+    auto it = std::find_if(calls.begin(), calls.end(), [&](const Running& c) { return c.call == e.call; });
     if (it == calls.end())
-      it = calls.insert(calls.end(), {e.call, 0});
-    if ((it->second += e.delta) == 0)
+      it = calls.insert(calls.end(), {e.call, 0, e.copies});
+    if ((it->bookings += e.delta) == 0)
       calls.erase(it);
   }
   return t + left * (1 + alongside);  // after the last booking: the steps alongside only
 }
 
-void LinkLoad::book(LinkId id, CallId call, double start, double left, double now) {
+void LinkLoad::book(LinkId id, CallId call, double start, double left, double now, std::uint32_t copies) {
   Link& link = links_[id];
   auto& bookings = link.bookings;
   if (bookings.size() >= link.forget_at) {
@@ -98,20 +103,21 @@ void LinkLoad::book(LinkId id, CallId call, double start, double left, double no
                    bookings.end());
     link.latest.clear();
     for (const Booking& b : bookings)
-      raise_latest(link, b.call, b.left);
+      raise_latest(link, b.call, b.left, b.copies);
     link.forget_at = std::max<std::size_t>(32, 2 * bookings.size());
   }
-  bookings.push_back({start, left, call});
-  raise_latest(link, call, left);
+  bookings.push_back({start, left, call, copies});
+  raise_latest(link, call, left, copies);
 }
 
-void LinkLoad::raise_latest(Link& link, CallId call, double left) {
-  for (auto& [c, latest] : link.latest)
-    if (c == call) {
-      latest = std::max(latest, left);
+void LinkLoad::raise_latest(Link& link, CallId call, double left, std::uint32_t copies) {
+  for (Latest& l : link.latest)
+    if (l.call == call) {
+      l.left = std::max(l.left, left);
+      l.copies = std::max(l.copies, copies);
       return;
     }
-  link.latest.emplace_back(call, left);
+  link.latest.push_back({call, left, copies});
 }
 
 } // namespace echo::core::network

@@ -12,7 +12,9 @@
 //                start, then...
 //   shared_end(): ...moves, at each instant of its way, at 1 / (1 + k) of its own rate, k the
 //                other calls booked then on its busiest link (plus `alongside`: steps starting at
-//                the same instant, timed together). Counted over the whole step, not at its
+//                the same instant, timed together). A booking counts as many calls as it has
+//                copies (a folded run's call standing for mirrored ranks' calls on that link too:
+//                network::LinkCopies). Counted over the whole step, not at its
 //                start: a step that starts in the gap between two of another ring's steps (their
 //                hop latency) still shares the link with the next one.
 // Steps no other call can meet are timed at once, exactly as if alone.
@@ -46,35 +48,47 @@ public:
   // `start` and shares them with the calls booked on them (see above).
   double shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
                     std::uint32_t alongside = 0) const;
-  // Books [start, left) and forgets bookings of the link that ended before `now`.
-  void book(LinkId link, CallId call, double start, double left, double now);
+  // Books [start, left), as `copies` calls, and forgets bookings of the link that ended before `now`.
+  void book(LinkId link, CallId call, double start, double left, double now, std::uint32_t copies = 1);
 
 private:
   struct Booking {
     double start, left;
     CallId call;
+    std::uint32_t copies;
+  };
+  struct Latest {
+    CallId call;
+    double left;
+    std::uint32_t copies;
   };
   struct Link {
     std::vector<CallId> claims;
     std::vector<Booking> bookings;
     // Per call with bookings here, the latest end among them: contended() asks only that, and a
     // long call books hundreds of steps ahead on one link (a 256-member ring) for a few calls.
-    std::vector<std::pair<CallId, double>> latest;
+    std::vector<Latest> latest;
     // Bookings that ended are forgotten when the list doubles (amortised), not on every booking:
     // every query asks about now or later, where an ended booking counts for nothing anyway.
     std::size_t forget_at = 32;
   };
-  static void raise_latest(Link& link, CallId call, double left);
+  static void raise_latest(Link& link, CallId call, double left, std::uint32_t copies);
 
   struct Event {
     double t;
     std::uint32_t link;  // index among the step's links
     CallId call;
     int delta;  // +1 a booking starts, -1 it ends
+    std::uint32_t copies;
+  };
+  struct Running {
+    CallId call;
+    int bookings;  // of the call running on the link (its channels may overlap)
+    std::uint32_t copies;
   };
   // shared_end()'s working space, kept between calls: it runs once per held step.
   mutable std::vector<Event> scratch_events_;
-  mutable std::vector<std::vector<std::pair<CallId, int>>> scratch_running_;
+  mutable std::vector<std::vector<Running>> scratch_running_;
 
   Pending pending_;
   std::unordered_map<LinkId, Link> links_;

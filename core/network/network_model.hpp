@@ -18,9 +18,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace echo::core::network {
+
+// The links a call stands on for more than itself, as (link, copies) with copies > 1: under rank
+// folding, mirrored ranks whose own call is this one's image on the same link at the same
+// instants (two GPUs of a node leaving through one NIC, one of them simulated). Link ids as
+// LinkLoad numbers them (core/network/link_load.hpp); core/folded_link_copies.hpp makes them.
+using LinkCopies = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
 
 // A running call as a network model sees it. Its schedule and GPUs stay valid until close().
 class NetworkCall {
@@ -30,6 +37,8 @@ public:
   virtual const std::shared_ptr<const collectives::Schedule>& schedule() const = 0;
   virtual const std::vector<std::uint32_t>& gpus() const = 0;  // member index -> GPU
   virtual bool all_steps_timed() const = 0;
+  // nullptr: the call stands for itself alone on every link.
+  virtual const LinkCopies* link_copies() const { return nullptr; }
   // Fixes the serialization time of a step admit() held back, and wakes the members whose finish
   // it settles. The caller holds the engine's mutex.
   virtual void commit(std::uint32_t step, double serialize_s) = 0;

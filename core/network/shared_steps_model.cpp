@@ -28,7 +28,7 @@ public:
 
   void open(NetworkCall& call) override {
     const StepLinks& links = links_.of(call.schedule(), call.gpus());
-    open_.emplace(call.id(), Open{&call, &links});
+    open_.emplace(call.id(), Open{&call, &links, call.link_copies()});
     load_.claim(call.id(), links.distinct);
   }
 
@@ -41,11 +41,14 @@ public:
   }
 
   std::optional<double> admit(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) override {
-    const StepLinks& l = *open_.at(call.id()).links;
+    const Open& open = open_.at(call.id());
+    const StepLinks& l = *open.links;
     const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
     // A step on a NIC other GPUs use too waits for its start even when nothing is open there yet:
-    // their call may open at that very instant, later in the same round of the engine.
+    // their call may open at that very instant, later in the same round of the engine. One that
+    // stands for mirrored ranks' steps on a link is never alone there.
     if (!l.nic_shared_outside[step] &&
+        std::none_of(first, last, [&](LinkLoad::LinkId id) { return copies_on(open.copies, id) > 1; }) &&
         std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
       for (auto it = first; it != last; ++it)
         load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock());
@@ -66,7 +69,16 @@ private:
   struct Open {
     NetworkCall* call;
     const StepLinks* links;
+    const LinkCopies* copies;  // nullptr: itself alone on every link
   };
+
+  static std::uint32_t copies_on(const LinkCopies* copies, LinkLoad::LinkId link) {
+    if (copies == nullptr)
+      return 1;
+    const auto it = std::lower_bound(copies->begin(), copies->end(), link,
+                                     [](const std::pair<std::uint64_t, std::uint32_t>& c, LinkLoad::LinkId id) { return c.first < id; });
+    return it != copies->end() && it->first == link ? it->second : 1;
+  }
   struct Held {
     double start_s;
     std::uint64_t order;  // ties in time go first come, first served
@@ -101,31 +113,37 @@ private:
       } while (!held_.empty() && held_.top().start_s == batch.front().start_s);
       std::vector<double>& ends = batch_ends_;
       ends.assign(batch.size(), 0.0);
-      // Per link, the calls of the batch on it (a ring's members all step at once: a batch can
-      // hold thousands of steps of a few calls, so no pairwise comparison).
+      // Per link, the calls of the batch on it with their copies there (a ring's members all step
+      // at once: a batch can hold thousands of steps of a few calls, so no pairwise comparison).
       std::vector<Span>& spans = batch_links_;
       spans.clear();
       calls_on_link_.clear();
       for (const Held& h : batch) {
         spans.push_back(links_of(h));
+        const LinkCopies* copies = open_.at(h.call->id()).copies;
         for (const LinkLoad::LinkId* it = spans.back().first; it != spans.back().second; ++it) {
           auto& calls = calls_on_link_[*it];
-          if (std::find(calls.begin(), calls.end(), h.call->id()) == calls.end())
-            calls.push_back(h.call->id());
+          if (std::none_of(calls.begin(), calls.end(), [&](const auto& c) { return c.first == h.call->id(); }))
+            calls.emplace_back(h.call->id(), copies_on(copies, *it));
         }
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = spans[i];
-        std::size_t alongside = 0;  // other calls of the batch on its busiest link
-        for (const LinkLoad::LinkId* it = first; it != last; ++it)
-          alongside = std::max(alongside, calls_on_link_[*it].size() - 1);
+        std::size_t alongside = 0;  // other calls of the batch (and its own copies) on its busiest link
+        for (const LinkLoad::LinkId* it = first; it != last; ++it) {
+          std::size_t on_link = 0;
+          for (const auto& c : calls_on_link_[*it])
+            on_link += c.second;
+          alongside = std::max(alongside, on_link - 1);
+        }
         ends[i] = load_.shared_end(first, last, batch[i].call->id(), batch[i].start_s, batch[i].serialize_s,
                                    static_cast<std::uint32_t>(alongside));
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = spans[i];
+        const LinkCopies* copies = open_.at(batch[i].call->id()).copies;
         for (const LinkLoad::LinkId* it = first; it != last; ++it)
-          load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now);
+          load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now, copies_on(copies, *it));
         batch[i].call->commit(batch[i].step, ends[i] - batch[i].start_s);
       }
     }
@@ -148,7 +166,7 @@ private:
   std::vector<Held> batch_;  // the step clock's working space, kept between wake-ups
   std::vector<double> batch_ends_;
   std::vector<Span> batch_links_;
-  std::unordered_map<LinkLoad::LinkId, std::vector<LinkLoad::CallId>> calls_on_link_;
+  std::unordered_map<LinkLoad::LinkId, std::vector<std::pair<LinkLoad::CallId, std::uint32_t>>> calls_on_link_;  // with copies
   sg4::ConditionVariablePtr clock_wakeup_;
 };
 
