@@ -7,8 +7,8 @@
 //   1. A mirrored member of a call finishes when its representative does. That holds where the
 //      call is timed by one member's steps on behalf of all (a rotation-symmetric schedule whose
 //      members load links of their own: every member on its own node, or TP siblings inside one
-//      node on their own GPU links and NICs: collectives/member_projection.hpp) or in closed form; a call
-//      whose steps run for every member may finish its members at different instants.
+//      node on their own GPU links and NICs: collectives/member_projection.hpp) or in closed
+//      form; a call whose steps run for every member may finish its members at different instants.
 //   2. The mirrored ranks' own traffic (another replica's pipeline sends, a sibling's data-parallel
 //      ring) is not simulated. On a network model whose steps load only their sender's links
 //      (NetworkModelInfo::sender_links_only) it changes nothing where it loads no link a simulated
@@ -21,8 +21,8 @@
 // links of the simulated calls that are not projected, and one that meets a projected call's links
 // is a pipeline's (or another unfolded slot's) image of a simulated one, member for member, on the
 // same GPU of each node, or on a TP sibling of it with a NIC of its own (context-parallel pairs
-// inside a node: each TP sibling's CP peer is the same sibling of the other TP group). Anything else (shared switches, the `flow` model) keeps the TP siblings'
-// folding alone.
+// inside a node: each TP sibling's CP peer is the same sibling of the other TP group). Anything
+// else (shared switches, the `flow` model) keeps the TP siblings' folding alone.
 #include "core/rank_folding.hpp"
 #include "platforms/cluster.hpp"
 #include "workloads/workload.hpp"
