@@ -13,16 +13,27 @@ namespace {
 
 using network::LinkLoad;
 
-// Whether no other GPU of `gpu`'s node leaves it through `gpu`'s NIC.
-bool has_own_nic(std::uint32_t gpu, const platforms::Cluster& cluster) {
+// The GPUs of `gpu`'s node that leave it through `gpu`'s NIC, `gpu` among them.
+std::vector<std::uint32_t> nic_mates(std::uint32_t gpu, const platforms::Cluster& cluster) {
   const std::uint32_t nic = cluster.nic_of(gpu);
-  const std::vector<std::uint32_t>& on_node = cluster.nodes()[cluster.node_of(gpu)].gpus;
-  return std::none_of(on_node.begin(), on_node.end(), [&](std::uint32_t g) { return g != gpu && cluster.nic_of(g) == nic; });
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t g : cluster.nodes()[cluster.node_of(gpu)].gpus)
+    if (cluster.nic_of(g) == nic)
+      out.push_back(g);
+  return out;
+}
+
+// How many GPUs leave `gpu`'s node through its NIC, where all of them mirror `image` (that NIC
+// then carries `image`'s calls and their copies alone: core/folded_link_copies.hpp); else 0.
+std::size_t nic_mates_of_image(std::uint32_t gpu, std::uint32_t image, const platforms::Cluster& cluster, const FoldedRanks& all) {
+  const std::vector<std::uint32_t> mates = nic_mates(gpu, cluster);
+  return std::all_of(mates.begin(), mates.end(), [&](std::uint32_t g) { return all.representative[g] == image; }) ? mates.size() : 0;
 }
 
 // `m`, which no simulated rank belongs to, is the image of a simulated communicator of its slot
-// member for member, each member on the same GPU and NIC of its node as its image or a TP sibling
-// of it on its own NIC: its traffic then does on its links what the image's does on the image's.
+// member for member, each member on the same GPU and NIC of its node as its image or on a NIC
+// that, like its image's, carries only the image's mirrors: its traffic then does on its links
+// what the image's does on the image's.
 bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
                              std::uint32_t comm) {
   const std::int32_t image = image_communicator(w, all, comm);
@@ -34,12 +45,14 @@ bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Clus
     const std::uint32_t r = m.ranks[i], p = mapped[i];
     if (all.representative[r] != p)
       return false;
-    // The same GPU of another node (a replica's image), or a TP sibling on the same node: its GPU
-    // link and NIC are then its own, as its image's are (what the sibling's traffic does there,
-    // its image's does on its own).
+    // The same GPU of another node (a replica's image), or a GPU whose NIC, like its image's,
+    // carries only GPUs that mirror the image, as many on each (a TP sibling, or a replica's):
+    // what its traffic does on its links, its image's does on its own (on a NIC the two share, as
+    // copies of the image's calls).
     const bool same_gpu = cluster.gpus()[r].local == cluster.gpus()[p].local && cluster.nic_of(r) == cluster.nic_of(p);
-    const bool sibling = r == p || (cluster.node_of(r) == cluster.node_of(p) && has_own_nic(r, cluster) && has_own_nic(p, cluster));
-    if (!same_gpu && !sibling)
+    const std::size_t mates = nic_mates_of_image(r, p, cluster, all);
+    const bool mirrored_nic = mates > 0 && mates == nic_mates_of_image(p, p, cluster, all);
+    if (r != p && !same_gpu && !mirrored_nic)
       return false;
   }
   return true;
@@ -65,11 +78,24 @@ std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& 
   return out;
 }
 
+bool owns_its_nics(const std::vector<std::uint32_t>& ranks, const platforms::Cluster& cluster) {
+  std::size_t per_nic = 0;
+  for (std::uint32_t r : ranks) {
+    const std::vector<std::uint32_t> mates = nic_mates(r, cluster);
+    if (per_nic != 0 && mates.size() != per_nic)
+      return false;
+    per_nic = mates.size();
+    if (!std::all_of(mates.begin(), mates.end(), [&](std::uint32_t g) { return std::find(ranks.begin(), ranks.end(), g) != ranks.end(); }))
+      return false;
+  }
+  return true;
+}
+
 bool members_own_their_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
   std::set<std::uint32_t> nodes;
   if (std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return nodes.insert(cluster.node_of(r)).second; }))
     return true;
-  return nodes.size() == 1 && std::all_of(c.ranks.begin(), c.ranks.end(), [&](std::uint32_t r) { return has_own_nic(r, cluster); });
+  return nodes.size() == 1 && owns_its_nics(c.ranks, cluster);
 }
 
 bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& cluster, const FoldedRanks& all,
@@ -106,8 +132,15 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
   }
   for (std::uint32_t c : missing) {
     const workloads::CommunicatorDef& def = w.communicators[c];
+    // On a link it shares with its image it is booked as a copy of the image's calls there
+    // (core/folded_link_copies.hpp): what it does there, the copies do.
+    const std::int32_t image = image_communicator(w, all, c);
+    const std::vector<std::uint64_t> image_links =
+        image < 0 ? std::vector<std::uint64_t>() : communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster);
     bool meets_projected = false;
     for (LinkLoad::LinkId l : communicator_links(def, cluster)) {
+      if (std::binary_search(image_links.begin(), image_links.end(), l))
+        continue;
       const auto it = simulated_load.find(l);
       if (it == simulated_load.end())
         continue;

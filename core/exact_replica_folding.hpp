@@ -38,11 +38,17 @@ namespace echo::core {
 // members use there). Sorted, each once.
 std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster);
 
+// Whether the NICs that `ranks` leave their nodes through carry only them, as many on each (GPUs
+// 0-1 on NIC 0 and 2-3 on NIC 1 for a TP group of four on Polaris; one GPU a NIC on DGX H100): what
+// one of them sends across nodes, each other sends alike on its own NIC, where NIC-mates count as
+// copies of one another under folding (core/folded_link_copies.hpp).
+bool owns_its_nics(const std::vector<std::uint32_t>& ranks, const platforms::Cluster& cluster);
+
 // Whether each member of communicator `c` loads only links of its own with a call's steps (on a
 // sender-links-only model): every member on a node of its own (its NIC, its node's GPU link), or
-// every member on one node, each with its own GPU link and its own NIC. Where one member's steps
-// then time the call for all (collectives/member_projection.hpp), the others' links carry what its
-// own carries.
+// every member on one node, each with its own GPU link, on NICs the members own (owns_its_nics).
+// Where one member's steps then time the call for all (collectives/member_projection.hpp), the
+// others' links carry what its own carries.
 bool members_own_their_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster);
 
 // Whether `all` (fold_all's folding, its closed-form slots those of exact folding) gives every

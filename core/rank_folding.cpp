@@ -21,13 +21,13 @@ FoldedRanks fold_exact(const workloads::Workload& w, const platforms::Cluster& c
   const auto slot = static_cast<std::uint32_t>(slot_it - w.slots.begin());
   for (const workloads::CommunicatorDef& c : w.communicators) {
     if (c.slot == slot) {
-      std::set<std::uint32_t> nics;
-      for (std::uint32_t r : c.ranks) {
+      for (std::uint32_t r : c.ranks)
         if (cluster.node_of(r) != cluster.node_of(c.ranks.front()) || w.program_of_rank[r] != w.program_of_rank[c.ranks.front()])
           return {};
-        if (!nics.insert(cluster.nic_of(r)).second)
-          return {};
-      }
+      // A sibling's traffic across nodes leaves on a NIC of its group's own, or on its
+      // representative's as a copy of the representative's (core/folded_link_copies.hpp).
+      if (!owns_its_nics(c.ranks, cluster))
+        return {};
     } else {
       std::set<std::uint32_t> nodes;
       for (std::uint32_t r : c.ranks)

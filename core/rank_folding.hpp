@@ -4,11 +4,14 @@
 // breakdown.
 //
 // `tp` folds the workload's symmetric slot (a generated job's `tp`) only where nothing can
-// tell the siblings apart: each symmetric communicator lies inside one node, its members use
-// distinct NICs, and no communicator of another slot has two members on one node (so all other
-// traffic crosses nodes on the siblings' own NICs, and the symmetric slot alone uses the node's
-// GPU-to-GPU links). Every member then has the same timeline as its representative (tested
-// against the unfolded run). Never on a network model whose steps load shared switches (`flow`):
+// tell the siblings apart: each symmetric communicator lies inside one node, the NICs its members
+// leave through carry only them, as many on each (owns_its_nics: one GPU a NIC, or two siblings a
+// NIC on Polaris or a DGX A100 with 4 NICs, where the representative's calls on the shared NIC are
+// booked as copies for its NIC-mate: core/folded_link_copies.hpp), and no communicator of another
+// slot has two members on one node (so all other traffic crosses nodes on the siblings' own NICs,
+// and the symmetric slot alone uses the node's GPU-to-GPU links). Every member then has the same
+// timeline as its representative (tested against the unfolded run; the report draws it so:
+// core/mirrored_interval.hpp). Never on a network model whose steps load shared switches (`flow`):
 // there the siblings' rings meet.
 //
 // `all` folds every slot whose communicators join ranks running the same program (a generated

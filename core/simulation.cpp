@@ -337,6 +337,7 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     b.host_busy_s = rt.host_busy_s();
     result.per_rank.push_back(b);
   }
+  result.representative = representative;
   result.events = state.tasks_done + matcher.steps_timed();
   result.collectives = matcher.calls_completed();
   result.collectives_too_large = matcher.calls_too_large();

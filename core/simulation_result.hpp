@@ -82,7 +82,10 @@ struct SimulationResult {
   double run_wall_s = 0.0;  // the engine's run alone (events per second are measured on it)
   double peak_rss_mb = 0.0;
   std::vector<CollectiveStat> collective_stats;  // by total time, longest first
-  std::vector<Interval> intervals;  // only when recording
+  // Only when recording; a mirrored rank (rank folding) has none of its own: its timeline is its
+  // representative's, on its own communicators.
+  std::vector<Interval> intervals;
+  std::vector<std::uint32_t> representative;  // per rank, the rank it mirrors (itself if simulated); empty: none folded
   std::vector<CriticalSegment> critical_path;  // only when recording, in time order
   // Generated workloads: model arithmetic and memory; memory_by_rank[r] is rank r's breakdown.
   std::optional<workloads::TrainingFacts> training;

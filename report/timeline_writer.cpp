@@ -3,10 +3,12 @@
 #include "report/json_text.hpp"
 
 #include "report/timeline_slice.hpp"
+#include "core/mirrored_interval.hpp"
 #include "core/trace_names.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -26,6 +28,32 @@ std::string micros(long long ns) {
 }
 
 std::string quoted(const std::string& s) { return json_text(nlohmann::json(s)); }
+
+void write_interval(std::ostream& out, const core::Interval& iv, const workloads::Workload& w) {
+  const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
+  std::string name = task.name;
+  std::string args = "\"task\":" + quoted(task.name);
+  // A compute kernel that ran longer than alone was stretched by communication beside it.
+  const long long stretched_ns = task.kind == TaskKind::compute
+                                     ? nanos(iv.end_s) - nanos(iv.start_s) - static_cast<long long>(task.duration_ns)
+                                     : 0;
+  if (stretched_ns > 0) {
+    name += " (stretched)";
+    args += ",\"isolated_ns\":" + std::to_string(task.duration_ns) + ",\"stretched_ns\":" + std::to_string(stretched_ns);
+  }
+  if (task.kind != TaskKind::compute) {
+    name = std::string(core::op_name(task)) + " " + std::to_string(task.bytes) + " B";
+    args += ",\"op\":\"" + std::string(core::op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +
+            ",\"seq\":" + std::to_string(iv.seq);
+    if (task.kind == TaskKind::collective)
+      args += ",\"communicator\":" + quoted(w.communicators[iv.comm].name);
+    else
+      args += std::string(",\"") + (task.kind == TaskKind::send ? "to" : "from") + "\":" + std::to_string(iv.comm);
+  }
+  out << "{\"name\":" << quoted(name) << ",\"cat\":\"" << core::category_name(task.category)
+      << "\",\"ph\":\"X\",\"pid\":" << iv.rank << ",\"tid\":" << iv.stream << ",\"ts\":" << micros(nanos(iv.start_s))
+      << ",\"dur\":" << micros(nanos(iv.end_s) - nanos(iv.start_s)) << ",\"args\":{" << args << "}}";
+}
 
 } // namespace
 
@@ -60,32 +88,19 @@ void write_timeline(std::ostream& out, const core::SimulationResult& result, con
       next() << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << r << ",\"tid\":" << s
              << ",\"args\":{\"name\":" << quoted(program.streams[s]) << "}}";
   }
-  for (const core::Interval& iv : result.intervals) {
-    if (!shown[iv.rank])
+  // Intervals are sorted by rank: each rank's run, for mirrored ranks to show their
+  // representative's (rank folding) on their own communicators.
+  std::vector<std::size_t> first_of(w.rank_count() + 1, result.intervals.size());
+  for (std::size_t i = result.intervals.size(); i-- > 0;)
+    first_of[result.intervals[i].rank] = i;
+  for (std::uint32_t r = w.rank_count(); r-- > 0;)
+    first_of[r] = std::min(first_of[r], first_of[r + 1]);
+  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
+    if (!shown[rank])
       continue;
-    const workloads::ProgramTask& task = w.program(iv.rank).tasks[iv.task];
-    std::string name = task.name;
-    std::string args = "\"task\":" + quoted(task.name);
-    // A compute kernel that ran longer than alone was stretched by communication beside it.
-    const long long stretched_ns = task.kind == TaskKind::compute
-                                       ? nanos(iv.end_s) - nanos(iv.start_s) - static_cast<long long>(task.duration_ns)
-                                       : 0;
-    if (stretched_ns > 0) {
-      name += " (stretched)";
-      args += ",\"isolated_ns\":" + std::to_string(task.duration_ns) + ",\"stretched_ns\":" + std::to_string(stretched_ns);
-    }
-    if (task.kind != TaskKind::compute) {
-      name = std::string(core::op_name(task)) + " " + std::to_string(task.bytes) + " B";
-      args += ",\"op\":\"" + std::string(core::op_name(task)) + "\",\"bytes\":" + std::to_string(task.bytes) +
-              ",\"seq\":" + std::to_string(iv.seq);
-      if (task.kind == TaskKind::collective)
-        args += ",\"communicator\":" + quoted(w.communicators[iv.comm].name);
-      else
-        args += std::string(",\"") + (task.kind == TaskKind::send ? "to" : "from") + "\":" + std::to_string(iv.comm);
-    }
-    next() << "{\"name\":" << quoted(name) << ",\"cat\":\"" << core::category_name(task.category)
-           << "\",\"ph\":\"X\",\"pid\":" << iv.rank << ",\"tid\":" << iv.stream << ",\"ts\":" << micros(nanos(iv.start_s))
-           << ",\"dur\":" << micros(nanos(iv.end_s) - nanos(iv.start_s)) << ",\"args\":{" << args << "}}";
+    const std::uint32_t shown_as = result.representative.empty() ? rank : result.representative[rank];
+    for (std::size_t i = first_of[shown_as]; i < first_of[shown_as + 1]; ++i)
+      write_interval(next(), core::mirrored_interval(result.intervals[i], rank, w), w);
   }
   out << "\n]}\n";
 }

@@ -21,9 +21,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
+def label(preset):
+    """A preset with its overrides, as a word: `dgx-a100, nics_per_node: 4` -> `dgx-a100/4nic`."""
+    return preset.replace(", nics_per_node: ", "/") + ("nic" if "nics_per_node" in preset else "")
+
+
 def grid():
     """(name, job YAML) for every layout of the grid; the same list on every call."""
-    presets = [("dgx-a100", 8), ("dgx-h100", 8), ("aws-p5", 8), ("gcp-a3-mega", 8), ("polaris", 4), ("azure-ndv4-a100", 8)]
+    presets = [("dgx-a100", 8), ("dgx-h100", 8), ("aws-p5", 8), ("gcp-a3-mega", 8), ("polaris", 4), ("azure-ndv4-a100", 8),
+               ("dgx-a100, nics_per_node: 4", 8)]
     jobs = []
     for preset, per_node in presets:
         for tp in ([per_node, per_node // 2] if per_node == 8 else [4, 2]):
@@ -47,7 +53,7 @@ def grid():
                     job = ("platform: {preset: %s, nodes: %d}\nworkload:\n  model: %s\n"
                            "  training: {global_batch: %d, micro_batch: 1}\n  parallel: %s\n") % (
                                preset, gpus // per_node, model, 4 * dp * pp, parallel)
-                    jobs.append(("%s tp%d pp%d dp%d%s" % (preset, tp, pp, dp, " moe" if moe else ""), job))
+                    jobs.append(("%s tp%d pp%d dp%d%s" % (label(preset), tp, pp, dp, " moe" if moe else ""), job))
         # Context parallelism inside the node: its pairs use the node's GPU links beside TP's rings
         # (TP + CP filling the node, then half of it).
         for tp, pp in ((per_node // 2, 1), (per_node // 2, 2), (max(1, per_node // 4), 1)):
@@ -57,7 +63,7 @@ def grid():
                    "  training: {global_batch: %d, micro_batch: 1}\n"
                    "  parallel: {tp: %d, cp: 2, pp: %d, dp: %d, zero: 1, dp_overlap: true, sequence_parallel: %s}\n") % (
                        preset, max(1, gpus // per_node), 4 * dp * pp, tp, pp, dp, "true" if tp > 1 else "false")
-            jobs.append(("%s tp%d cp2 pp%d dp%d" % (preset, tp, pp, dp), job))
+            jobs.append(("%s tp%d cp2 pp%d dp%d" % (label(preset), tp, pp, dp), job))
     return jobs
 
 

@@ -1064,14 +1064,30 @@ workload:
   training: {global_batch: 8, micro_batch: 1}
   parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
 )", true},
-      // The same where two GPUs share a NIC: a sibling's traffic across nodes would meet its
-      // representative's on the NIC.
+      // The same where two TP siblings share each NIC: a sibling's traffic across nodes is its
+      // representative's on the same NIC at the same instants, booked as a copy of it
+      // (folded_link_copies.hpp).
       {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
 workload:
   model: {name: llama3-8b, layers: 4, seq_len: 4096}
   training: {global_batch: 8, micro_batch: 1}
   parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)", true},
+      // But not where a NIC carries two TP groups (GPUs 0-3 on one NIC, TP 2): the other group's
+      // traffic there is no copy of the representative's.
+      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 2}
+workload:
+  model: {name: llama3-8b, layers: 4, seq_len: 4096}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 2, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
 )", false},
+      // TP 8 with two GPUs a NIC: the siblings' and the replicas' folding, NIC-mates as copies.
+      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 4}
+  training: {global_batch: 16, micro_batch: 1}
+  parallel: {tp: 8, pp: 2, dp: 2, zero: 1, dp_overlap: true}
+)", true},
       // On flow not even the TP siblings fold: their rings' flows meet in the switches.
       {R"(platform: {preset: dgx-a100, nodes: 2}
 workload:

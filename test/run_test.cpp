@@ -109,6 +109,33 @@ TEST_CASE("same inputs, byte-identical summary.json and timeline.json") {
   }
 }
 
+TEST_CASE("a folded run's timeline is the unfolded run's, byte for byte: mirrored ranks draw their representative's") {
+  // eight_ranks folds onto rank 0 (its data-parallel ring inside one node is timed by one member's
+  // steps); TP 4 with context-parallel pairs and pipeline sends on H100s folds its TP siblings and
+  // replicas; TP 4 on Polaris, two GPUs a NIC, too.
+  TempDir dir;
+  const std::string cp = dir.file("cp.yaml", R"(platform: {preset: dgx-h100, nodes: 4}
+workload:
+  model: {name: llama3-8b, layers: 2, seq_len: 4096}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
+)");
+  const std::string polaris = dir.file("polaris.yaml", R"(platform: {preset: polaris, nodes: 4}
+workload:
+  model: {name: gpt3-1.3b, layers: 2}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {tp: 4, pp: 2, dp: 2, zero: 1, dp_overlap: true}
+)");
+  for (const std::string& job : {std::string(ECHO_SOURCE_DIR "/examples/eight_ranks/job.yaml"), cp, polaris}) {
+    CAPTURE(job);
+    REQUIRE(run_cli("run '" + job + "' -q --out '" + (dir / "folded") + "' --force").code == 0);
+    REQUIRE(run_cli("run '" + job + "' -q --no-folding --out '" + (dir / "every") + "' --force").code == 0);
+    const json folded = json::parse(slurp(dir / "folded/summary.json")), every = json::parse(slurp(dir / "every/summary.json"));
+    CHECK(folded["simulation"]["events"].get<double>() * 2 < every["simulation"]["events"].get<double>());
+    CHECK(slurp(dir / "folded/timeline.json") == slurp(dir / "every/timeline.json"));
+  }
+}
+
 TEST_CASE("timeline.json: a process per rank, a thread per stream, collectives named by op and bytes") {
   TempDir out;
   REQUIRE(run_cli("run examples/eight_ranks/job.yaml -q --out '" + (out / "o") + "'").code == 0);
