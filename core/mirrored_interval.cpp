@@ -2,6 +2,8 @@
 
 #include "core/rank_runtime.hpp"
 
+#include <algorithm>
+
 namespace echo::core {
 
 Interval mirrored_interval(Interval iv, std::uint32_t rank, const workloads::Workload& w) {
@@ -23,6 +25,14 @@ Interval mirrored_interval(Interval iv, std::uint32_t rank, const workloads::Wor
     iv.seq = (std::uint64_t{c} << RankRuntime::kTransferCommShift) | RankRuntime::transfer_number(iv.seq);
   }
   return iv;
+}
+
+RankIntervals::RankIntervals(const SimulationResult& result, const workloads::Workload& w)
+    : result_(result), w_(w), first_of_(w.rank_count() + 1, result.intervals.size()) {
+  for (std::size_t i = result.intervals.size(); i-- > 0;)
+    first_of_[result.intervals[i].rank] = i;
+  for (std::uint32_t r = w.rank_count(); r-- > 0;)
+    first_of_[r] = std::min(first_of_[r], first_of_[r + 1]);
 }
 
 } // namespace echo::core

@@ -1,5 +1,7 @@
 #include "report/html_report.hpp"
 
+#include "core/mirrored_interval.hpp"
+
 #include "core/critical_path.hpp"
 #include "core/trace_names.hpp"
 #include "report/job_record.hpp"
@@ -85,7 +87,14 @@ json timeline(const core::SimulationResult& r, const workloads::Workload& w) {
   std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> choice;
   for (const core::CollectiveStat& c : r.collective_stats)
     choice[{c.communicator, c.op, c.bytes}] = c.choice;
-  for (const core::Interval& iv : r.intervals) {
+  // A mirrored rank (rank folding) shows its representative's intervals on its own communicators.
+  const core::RankIntervals intervals(r, w);
+  std::vector<std::uint32_t> ranks = timeline_slice(w, kTimelineRanks);
+  std::sort(ranks.begin(), ranks.end());
+  std::vector<core::Interval> shown;
+  for (std::uint32_t rank : ranks)
+    intervals.for_rank(rank, [&](const core::Interval& iv) { shown.push_back(iv); });
+  for (const core::Interval& iv : shown) {
     if (!row_of.contains({iv.rank, iv.stream}) || items.size() >= kMaxTimelineItems)
       continue;
     const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];

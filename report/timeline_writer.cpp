@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -88,20 +87,11 @@ void write_timeline(std::ostream& out, const core::SimulationResult& result, con
       next() << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << r << ",\"tid\":" << s
              << ",\"args\":{\"name\":" << quoted(program.streams[s]) << "}}";
   }
-  // Intervals are sorted by rank: each rank's run, for mirrored ranks to show their
-  // representative's (rank folding) on their own communicators.
-  std::vector<std::size_t> first_of(w.rank_count() + 1, result.intervals.size());
-  for (std::size_t i = result.intervals.size(); i-- > 0;)
-    first_of[result.intervals[i].rank] = i;
-  for (std::uint32_t r = w.rank_count(); r-- > 0;)
-    first_of[r] = std::min(first_of[r], first_of[r + 1]);
-  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank) {
-    if (!shown[rank])
-      continue;
-    const std::uint32_t shown_as = result.representative.empty() ? rank : result.representative[rank];
-    for (std::size_t i = first_of[shown_as]; i < first_of[shown_as + 1]; ++i)
-      write_interval(next(), core::mirrored_interval(result.intervals[i], rank, w), w);
-  }
+  // A mirrored rank (rank folding) draws its representative's intervals on its own communicators.
+  const core::RankIntervals intervals(result, w);
+  for (std::uint32_t rank = 0; rank < w.rank_count(); ++rank)
+    if (shown[rank])
+      intervals.for_rank(rank, [&](const core::Interval& iv) { write_interval(next(), iv, w); });
   out << "\n]}\n";
 }
 
