@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Checks that the default rank folding (`exact`) changes no figure: runs a grid of generated jobs
-(six presets; TP 1-8, PP 1-4, DP 2-4, ZeRO 0/1, interleaved pipelines, Mixtral with expert
-parallelism, context parallelism inside the node) with the default folding and with `--no-folding`, and compares the two summaries
-(every figure but how the run went; floats to 1e-9, the collectives' table in one order). Prints a
-line per job — its events folded and unfolded, SAME or what differs — and exits 1 if any differs.
-The test suite runs a smaller grid (test/generator_test.cpp); this one takes a few minutes.
+"""Checks that the default rank folding (`exact`, or `--fold tp`) changes no figure: runs a grid of
+generated jobs (six presets and DGX A100 with 4 NICs; TP 1-8, PP 1-4, DP 2-4, ZeRO 0/1, interleaved
+pipelines, Mixtral with expert parallelism, context parallelism inside the node) folded and with
+`--no-folding`, and compares the two summaries (every figure but how the run went; floats to 1e-9,
+the collectives' table in one order). Prints a line per job — its events folded and unfolded, SAME
+or what differs — and exits 1 if any differs. About 15 seconds; the test suite runs a smaller grid
+(test/generator_test.cpp).
 
-  scripts/folding_check.py [--echo build/echo-des] [-j 2] [--only SUBSTRING]
+  scripts/folding_check.py [--echo build/echo-des] [-j 2] [--only SUBSTRING] [--fold exact|tp]
 """
 import argparse
 import concurrent.futures
@@ -100,13 +101,13 @@ def differences(a, b, path=""):
     return [] if a == b else ["%s: %r against %r" % (path, a, b)]
 
 
-def check(echo, name, job):
+def check(echo, fold, name, job):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "job.yaml")
         with open(path, "w") as f:
             f.write(job)
         try:
-            folded_events, folded = comparable(run(echo, path, []))
+            folded_events, folded = comparable(run(echo, path, ["--fold", fold]))
             every_events, every = comparable(run(echo, path, ["--no-folding"]))
         except RuntimeError as e:
             return name, False, "failed: " + str(e)
@@ -124,6 +125,8 @@ def main():
     ap.add_argument("--echo", default=os.path.join(ROOT, "build", "echo-des"))
     ap.add_argument("-j", type=int, default=2, help="jobs compared at once")
     ap.add_argument("--only", default="", help="compare only the jobs whose name contains this")
+    ap.add_argument("--fold", default="exact", choices=["exact", "tp"],
+                    help="the folding compared with every rank simulated (both promise the same figures)")
     args = ap.parse_args()
     if args.j < 1:
         print("folding_check.py: -j must be at least 1", file=sys.stderr)
@@ -134,7 +137,7 @@ def main():
         return 2
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
-        for name, ok, line in pool.map(lambda nj: check(args.echo, *nj), jobs):
+        for name, ok, line in pool.map(lambda nj: check(args.echo, args.fold, *nj), jobs):
             print("%-36s %s" % (name, line), flush=True)
             failed += not ok
     print("\n%d jobs, %d differ" % (len(jobs), failed))
