@@ -1,7 +1,6 @@
 #include "core/critical_path.hpp"
 
 #include "core/rank_runtime.hpp"
-
 #include "core/trace_names.hpp"
 
 #include <algorithm>

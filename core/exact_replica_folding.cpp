@@ -130,13 +130,16 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
     for (LinkLoad::LinkId l : communicator_links(def, cluster))
       simulated_load[l] |= static_cast<std::uint8_t>(load);
   }
+  std::map<std::int32_t, std::vector<std::uint64_t>> links_of_image;  // many communicators share an image
   for (std::uint32_t c : missing) {
     const workloads::CommunicatorDef& def = w.communicators[c];
     // On a link it shares with its image it is booked as a copy of the image's calls there
     // (core/folded_link_copies.hpp): what it does there, the copies do.
     const std::int32_t image = image_communicator(w, all, c);
-    const std::vector<std::uint64_t> image_links =
-        image < 0 ? std::vector<std::uint64_t>() : communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster);
+    auto [cached, fresh] = links_of_image.try_emplace(image);
+    if (fresh && image >= 0)
+      cached->second = communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster);
+    const std::vector<std::uint64_t>& image_links = cached->second;
     bool meets_projected = false;
     for (LinkLoad::LinkId l : communicator_links(def, cluster)) {
       if (std::binary_search(image_links.begin(), image_links.end(), l))

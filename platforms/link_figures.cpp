@@ -6,21 +6,26 @@
 
 namespace echo::platforms {
 
+namespace {
+
 // SimGrid's unit parser throws on an unknown unit or a number it cannot read.
-std::optional<double> read_bandwidth(const std::string& text) {
+template <typename Parse>
+std::optional<double> read_with(Parse parse) {
   try {
-    return xbt_parse_get_bandwidth("", 0, text, "");
+    return parse();
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
+} // namespace
+
+std::optional<double> read_bandwidth(const std::string& text) {
+  return read_with([&] { return xbt_parse_get_bandwidth("", 0, text, ""); });
+}
+
 std::optional<double> read_latency(const std::string& text) {
-  try {
-    return xbt_parse_get_time("", 0, text, "");
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  return read_with([&] { return xbt_parse_get_time("", 0, text, ""); });
 }
 
 } // namespace echo::platforms

@@ -91,12 +91,9 @@ json timeline(const core::SimulationResult& r, const workloads::Workload& w) {
   const core::RankIntervals intervals(r, w);
   std::vector<std::uint32_t> ranks = timeline_slice(w, kTimelineRanks);
   std::sort(ranks.begin(), ranks.end());
-  std::vector<core::Interval> shown;
-  for (std::uint32_t rank : ranks)
-    intervals.for_rank(rank, [&](const core::Interval& iv) { shown.push_back(iv); });
-  for (const core::Interval& iv : shown) {
+  auto add_item = [&](const core::Interval& iv) {
     if (!row_of.contains({iv.rank, iv.stream}) || items.size() >= kMaxTimelineItems)
-      continue;
+      return;
     const workloads::ProgramTask& t = w.program(iv.rank).tasks[iv.task];
     std::string label = t.name;
     if (t.kind == TaskKind::collective) {
@@ -112,7 +109,9 @@ json timeline(const core::SimulationResult& r, const workloads::Workload& w) {
       names.push_back(label);
     items.push_back({row_of[{iv.rank, iv.stream}], us(iv.start_s), us(iv.end_s - iv.start_s),
                      t.kind == TaskKind::compute ? 0 : 1, it->second});
-  }
+  };
+  for (std::uint32_t rank : ranks)
+    intervals.for_rank(rank, add_item);
   return {{"rows", rows}, {"items", items}, {"names", names}, {"truncated", items.size() >= kMaxTimelineItems}};
 }
 

@@ -61,20 +61,18 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
   // Ends before starts at one instant: back-to-back steps of one call do not count twice.
   std::sort(events.begin(), events.end(),
             [](const Event& a, const Event& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
-  // Per link, the calls running on it.
+  // Per link, the calls running on it, and how many calls they count for (their copies).
   std::vector<std::vector<Running>>& running = scratch_running_;
+  std::vector<std::size_t>& counted = scratch_counted_;
   running.resize(std::max<std::size_t>(running.size(), n_links));
+  counted.assign(n_links, 0);
   for (std::uint32_t l = 0; l < n_links; ++l)
     running[l].clear();
   auto busiest = [&] {
-    std::size_t most = alongside;
-    for (std::uint32_t l = 0; l < n_links; ++l) {
-      std::size_t on_link = alongside;
-      for (const Running& r : running[l])
-        on_link += r.copies;
-      most = std::max(most, on_link);
-    }
-    return static_cast<double>(most);
+    std::size_t most = 0;
+    for (std::uint32_t l = 0; l < n_links; ++l)
+      most = std::max(most, counted[l]);
+    return static_cast<double>(alongside + most);
   };
   double t = start, left = serialize;
   for (const Event& e : events) {
@@ -87,10 +85,14 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
     }
     auto& calls = running[e.link];
     auto it = std::find_if(calls.begin(), calls.end(), [&](const Running& c) { return c.call == e.call; });
-    if (it == calls.end())
+    if (it == calls.end()) {
       it = calls.insert(calls.end(), {e.call, 0, e.copies});
-    if ((it->bookings += e.delta) == 0)
+      counted[e.link] += e.copies;
+    }
+    if ((it->bookings += e.delta) == 0) {
+      counted[e.link] -= it->copies;
       calls.erase(it);
+    }
   }
   return t + left * (1 + alongside);  // after the last booking: the steps alongside only
 }

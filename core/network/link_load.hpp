@@ -89,6 +89,7 @@ private:
   // shared_end()'s working space, kept between calls: it runs once per held step.
   mutable std::vector<Event> scratch_events_;
   mutable std::vector<std::vector<Running>> scratch_running_;
+  mutable std::vector<std::size_t> scratch_counted_;  // per link: the running calls' copies, summed
 
   Pending pending_;
   std::unordered_map<LinkId, Link> links_;

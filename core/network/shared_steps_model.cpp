@@ -28,7 +28,7 @@ public:
 
   void open(NetworkCall& call) override {
     const StepLinks& links = links_.of(call.schedule(), call.gpus());
-    open_.emplace(call.id(), Open{&call, &links, call.link_copies()});
+    open_.emplace(call.id(), Open{&call, &links});
     load_.claim(call.id(), links.distinct);
   }
 
@@ -41,14 +41,13 @@ public:
   }
 
   std::optional<double> admit(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) override {
-    const Open& open = open_.at(call.id());
-    const StepLinks& l = *open.links;
+    const StepLinks& l = *open_.at(call.id()).links;
     const auto first = l.ids.begin() + l.begin[step], last = l.ids.begin() + l.begin[step + 1];
     // A step on a NIC other GPUs use too waits for its start even when nothing is open there yet:
     // their call may open at that very instant, later in the same round of the engine. One that
     // stands for mirrored ranks' steps on a link is never alone there.
     if (!l.nic_shared_outside[step] &&
-        std::none_of(first, last, [&](LinkLoad::LinkId id) { return copies_on(open.copies, id) > 1; }) &&
+        std::none_of(first, last, [&](LinkLoad::LinkId id) { return copies_on(call.link_copies(), id) > 1; }) &&
         std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
       for (auto it = first; it != last; ++it)
         load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock());
@@ -69,9 +68,9 @@ private:
   struct Open {
     NetworkCall* call;
     const StepLinks* links;
-    const LinkCopies* copies;  // nullptr: itself alone on every link
   };
 
+  // How many calls `copies` (a call's NetworkCall::link_copies(), nullptr: none) counts it for on `link`.
   static std::uint32_t copies_on(const LinkCopies* copies, LinkLoad::LinkId link) {
     if (copies == nullptr)
       return 1;
@@ -120,7 +119,7 @@ private:
       calls_on_link_.clear();
       for (const Held& h : batch) {
         spans.push_back(links_of(h));
-        const LinkCopies* copies = open_.at(h.call->id()).copies;
+        const LinkCopies* copies = h.call->link_copies();
         for (const LinkLoad::LinkId* it = spans.back().first; it != spans.back().second; ++it) {
           auto& calls = calls_on_link_[*it];
           if (std::none_of(calls.begin(), calls.end(), [&](const auto& c) { return c.first == h.call->id(); }))
@@ -141,7 +140,7 @@ private:
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = spans[i];
-        const LinkCopies* copies = open_.at(batch[i].call->id()).copies;
+        const LinkCopies* copies = batch[i].call->link_copies();
         for (const LinkLoad::LinkId* it = first; it != last; ++it)
           load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now, copies_on(copies, *it));
         batch[i].call->commit(batch[i].step, ends[i] - batch[i].start_s);
