@@ -1,6 +1,7 @@
 #include "collectives/comm_shape.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 namespace echo::collectives {
@@ -14,6 +15,10 @@ CommShape comm_shape(const std::vector<std::uint32_t>& gpus, const platforms::Ro
   s.amd_cpu = platform.property("cpu") == "amd";
   const std::string nic_path = platform.property("gpu_nic_path");
   s.nic_past_switches = nic_path == "phb" || nic_path == "sys";
+  // Checked by calibration_of (collectives/calibration.cpp), which every run reads first.
+  const std::string device_latency = platform.property("nccl.net_device_latency_us");
+  if (!device_latency.empty())
+    std::from_chars(device_latency.data(), device_latency.data() + device_latency.size(), s.net_device_latency_us);
   std::map<std::uint32_t, std::uint32_t> first_on_node;  // node -> a member GPU on it
   std::map<std::uint32_t, std::uint32_t> per_node;
   bool have_intra = false;

@@ -24,6 +24,10 @@ struct CommShape {
   bool nvswitch = false;
   bool amd_cpu = false;        // root property cpu="amd": NCCL's LL caps across nodes depend on it
   bool nic_past_switches = false;  // root property gpu_nic_path phb or sys: no LL128 across nodes
+  // The latency the network plugin reports for its devices (root property nccl.net_device_latency_us;
+  // NCCL's graph latencyInter): NCCL's tuner counts it on every network hop it estimates. 0 for
+  // InfiniBand verbs; aws-ofi-nccl reports 75 us on AWS's GPU instances.
+  double net_device_latency_us = 0.0;
 };
 
 // `gpus` are the members' GPU indices, in member order.

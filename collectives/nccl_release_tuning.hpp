@@ -12,6 +12,10 @@
 //   NVLink LL per-hop latency, Tree / Ring:             0.52 / 0.47 up to 2.17, 0.6 / 0.6 after
 //   Ring LL bus bandwidth, a share of the graph's:      1/4 (across nodes, AllReduce, Reduce) or 1/3
 //                                                       up to 2.20, 1/2 from 2.21
+//   the network device's reported latency (the graph's  replaces the network hop's latency up to 2.17;
+//   latencyInter, from the network plugin):            added to it from 2.18, twice for Simple (the
+//                                                       "flush extra latency")
+//   Ring AllReduce's network steps:                     2 x nodes up to 2.22, 2 x (nodes - 1) from 2.23
 #include "collectives/nccl_version.hpp"
 #include "collectives/nccl_vocabulary.hpp"
 
@@ -21,6 +25,8 @@ struct NcclReleaseTuning {
   double base_us[2][3];    // [tree, ring][protocol]
   double hop_us[3][2][3];  // [nvlink, pcie, network][tree, ring][protocol]
   bool ring_ll_quarter;    // ring LL at 1/4 (1/3 on one node for AllGather and the like), not 1/2
+  bool device_latency_added;  // the device's latency adds to a network hop's (else replaces it if set)
+  bool ring_all_reduce_2n_net_steps;  // a ring AllReduce counts 2 x nodes network steps, not 2 x (nodes - 1)
 };
 
 // The release's constants: the newest (nccl_constants.hpp) with what older releases had instead;

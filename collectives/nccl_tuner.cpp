@@ -142,7 +142,14 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
   const bool tree_or_ring = a == NcclAlgo::tree || a == NcclAlgo::ring;
   double lat = tree_or_ring ? release_.base_us[a == NcclAlgo::ring][pi] : kBaseLatency[ai][pi];
   double intra = hop(intra_hw, a);
-  const double inter = ppn == 1 ? hop(kNet, NcclAlgo::tree) : hop(kNet, a);
+  double inter = ppn == 1 ? hop(kNet, NcclAlgo::tree) : hop(kNet, a);
+  // The latency the network plugin reports: since 2.18 added to a network hop's (twice for Simple,
+  // NCCL's "flush extra latency"); before, in place of it.
+  const double device = s.net_device_latency_us;
+  if (release_.device_latency_added)
+    inter += device * (p == Protocol::simple ? 2 : 1);
+  else if (device > 0)
+    inter = device;
   const std::uint32_t steps = nsteps(op, s.ranks);
   switch (a) {
   case NcclAlgo::ring:
@@ -154,7 +161,10 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
       if (s.nodes > 1)
         overhead = net_overhead_us(s.amd_cpu) * (p == Protocol::simple ? 3 : 1);
       intra = std::max(intra, overhead);
-      const std::uint32_t inter_steps = s.nodes == 1 ? 0 : op == Op::all_reduce ? 2 * (s.nodes - 1) : s.nodes - 1;
+      const std::uint32_t inter_steps = s.nodes == 1                            ? 0
+                                        : op != Op::all_reduce                   ? s.nodes - 1
+                                        : release_.ring_all_reduce_2n_net_steps ? 2 * s.nodes
+                                                                                 : 2 * (s.nodes - 1);
       lat += (steps - inter_steps) * intra + inter_steps * inter;
     }
     break;

@@ -243,6 +243,7 @@ const std::vector<Figure>& figures() {
       {"nccl.coll_channel_bw.net", "Calibrated: GB/s one collective channel (a CTA) moves between nodes (0: no limit)"},
       {"nccl.p2p_peer_us.net", "Calibrated: us a send/recv group or AllToAll spends per peer across nodes, once per call"},
       {"nccl.net_overhead_us", "Calibrated: us every step of an inter-node ring costs at least (x3 for Simple); unset: 1"},
+      {"nccl.net_device_latency_us", "Not calibrated: the latency (us) the network plugin reports to NCCL, whose tuner adds it to each network hop; 0 for InfiniBand"},
   };
   return table;
 }
@@ -330,12 +331,17 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     const bool efficiency = key.rfind("nccl.efficiency.", 0) == 0;
     const bool bandwidth = key.find("_bw.") != std::string::npos;
+    // Extra latencies may be negative (below NCCL's figure); a time something takes may not.
+    const bool duration = key == "nccl.net_device_latency_us" || key == "nccl.net_overhead_us" || key == "nccl.p2p_peer_us.net";
     const bool bad = ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) ||
-                     (efficiency && (v <= 0 || v > 1)) || (bandwidth && v < 0);
+                     (efficiency && (v <= 0 || v > 1)) || ((bandwidth || duration) && v < 0);
     if (bad)
       throw UserError(origin, 0,
                       "`" + key + "` must be " +
-                          (efficiency ? "a fraction in (0, 1]" : bandwidth ? "a bandwidth in GB/s, 0 or more" : "a latency in us") +
+                          (efficiency  ? "a fraction in (0, 1]"
+                           : bandwidth ? "a bandwidth in GB/s, 0 or more"
+                           : duration  ? "a latency in us, 0 or more"
+                                       : "a latency in us") +
                           ", got '" + value + "'",
                       "write e.g. " + key + (efficiency ? "=0.9" : bandwidth ? "=20 (0: no limit)" : "=1.5"));
     spec.calibration[key] = value;

@@ -178,6 +178,9 @@ TEST_CASE("calibration from platform properties, and what it changes") {
   CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.net") != std::string::npos);
   platform.properties["nccl.efficiency.net"] = "fast";
   CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("out of range") != std::string::npos);
+  platform.properties["nccl.efficiency.net"] = "0.9";
+  platform.properties["nccl.net_device_latency_us"] = "-75";
+  CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.net_device_latency_us") != std::string::npos);
 }
 
 TEST_CASE("an uncontended collective takes the same time in `analytic` and `steps`") {
@@ -543,6 +546,37 @@ TEST_CASE("NCCL's net overhead: 1 us a ring step on Intel hosts, 2 on AMD ones, 
         test::Approx(on_intel.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) + 6 * (2.0 - 1.0)));
   CHECK(on_amd.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::simple) ==
         test::Approx(on_intel.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::simple) + 6 * (6.0 - 3.4)));
+}
+
+TEST_CASE("the network device's reported latency: NCCL's tuner counts it on every network hop") {
+  // Two nodes of four: an AllGather ring crosses once, an AllReduce ring twice (2.23 on) or four
+  // times (2 x nodes, up to 2.22); the tree AllReduce log2(2) = 1 hop each way.
+  auto plain = ndv4(2), plugin = ndv4(2);
+  plain.gpus_per_node = plugin.gpus_per_node = 4;
+  plugin.properties["nccl.net_device_latency_us"] = "75";
+  const auto gpus = call_of(Op::all_gather, 1 << 20, 8).gpus;
+  const CommShape with = comm_shape(gpus, plugin), without = comm_shape(gpus, plain);
+  CHECK(with.net_device_latency_us == 75.0);
+  const NcclTuner a(with), b(without);
+  const auto extra = [&](const NcclTuner& x, const NcclTuner& y, Op op, NcclAlgo al, Protocol pr) {
+    return x.latency_us(op, al, pr) - y.latency_us(op, al, pr);
+  };
+  CHECK(extra(a, b, Op::all_gather, NcclAlgo::ring, Protocol::ll) == test::Approx(75.0));
+  CHECK(extra(a, b, Op::all_gather, NcclAlgo::ring, Protocol::simple) == test::Approx(150.0));  // the flush
+  CHECK(extra(a, b, Op::all_reduce, NcclAlgo::ring, Protocol::ll128) == test::Approx(2 * 75.0));
+  CHECK(extra(a, b, Op::all_reduce, NcclAlgo::tree, Protocol::ll) == test::Approx(2 * 75.0));
+  // Before 2.18 the device's latency stood in for the hop's own; up to 2.22 a ring AllReduce
+  // counted 2 x nodes network steps.
+  const NcclTuner a17(with, {2, 17}), b17(without, {2, 17}), b22(without, {2, 22}), b23(without, {2, 23});
+  CHECK(a17.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) - b17.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) ==
+        test::Approx(75.0 - 2.7));  // NCCL's ring LL network hop, replaced
+  const auto net_steps = [](const NcclTuner& t) {
+    return t.latency_us(Op::all_reduce, NcclAlgo::ring, Protocol::ll128) - t.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll128);
+  };
+  // AllReduce's 14 steps against AllGather's 7: 2.22 counts two more of them across the network
+  // (4 against 2), each 4 us (LL128) instead of the 2 us an NVLink step costs on an AMD host (its
+  // net overhead).
+  CHECK(net_steps(b22) - net_steps(b23) == test::Approx(2 * (4.0 - 2.0)));
 }
 
 TEST_CASE("a calibrated net overhead is what every intra-node step of an inter-node ring costs at least") {

@@ -110,6 +110,12 @@ TEST_CASE("what-if figures use SimGrid's units and are checked") {
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "gpus_per_node", "-1", "test"), doctest::Contains("positive integer"), UserError);
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "oversubscription", "0.5", "test"), doctest::Contains(">= 1"), UserError);
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nvswitch", "1", "test"), doctest::Contains("unknown platform figure"), UserError);
+  // Extra latencies may be negative (below NCCL's figure), a latency something takes may not.
+  CHECK_NOTHROW(platforms::override_figure(spec, "nccl.extra_hop_us.net", "-2", "test"));
+  CHECK_NOTHROW(platforms::override_figure(spec, "nccl.net_device_latency_us", "75", "test"));
+  CHECK(spec.calibration.at("nccl.net_device_latency_us") == "75");
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.net_device_latency_us", "-5", "test"), doctest::Contains("0 or more"), UserError);
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.net_overhead_us", "-1", "test"), doctest::Contains("0 or more"), UserError);
 }
 
 TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {
