@@ -310,6 +310,35 @@ TEST_CASE("Megatron-Core's attention into Transformer Engine copies a grouped-qu
   CHECK(flash.count("layer0.qkv.grad_concat") == 0);
 }
 
+TEST_CASE("unfused attention: Megatron's fused softmax where its blocks fit, PyTorch's fp32 ops where they do not") {
+  // gpt3-1.3b: 16 heads, 2,048 tokens. At TP 8 a GPU holds 2 heads: micro-batch 1 gives 2 score
+  // matrices, not a multiple of the kernel's 4 (megatron/model/fused_softmax.py).
+  const auto kernels = [](std::uint32_t micro_batch, std::uint32_t seq) {
+    TrainingJob job = small_job(8, 1, 1);
+    job.training.attention = AttentionKernel::unfused;
+    job.training.micro_batch = micro_batch;
+    job.model.seq_len = seq;
+    return kernel_us(job, 8);
+  };
+  const auto eager = kernels(1, 2048), fused = kernels(2, 2048);
+  CHECK(fused.count("layer0.attention.softmax") == 1);
+  CHECK(fused.count("layer0.attention.softmax.float") == 0);
+  CHECK(eager.count("layer0.attention.softmax") == 0);
+  for (const char* k : {"layer0.attention.softmax.float", "layer0.attention.softmax.scale", "layer0.attention.softmax.mask",
+                        "layer0.attention.softmax.softmax", "layer0.attention.softmax.half", "layer0.attention.softmax.bwd.float",
+                        "layer0.attention.softmax.bwd.softmax", "layer0.attention.softmax.bwd.mask",
+                        "layer0.attention.softmax.bwd.scale", "layer0.attention.softmax.bwd.half"})
+    CHECK_MESSAGE(eager.count(k) == 1, k);
+  // Forward 6 + 8 + 9 + 8 + 6 bytes a score in fp32 against the fused kernel's 4; micro-batch 2
+  // has twice the scores.
+  double forward = 0;
+  for (const char* k : {"float", "scale", "mask", "softmax", "half"})
+    forward += eager.at(std::string("layer0.attention.softmax.") + k);
+  CHECK(forward > 37.0 / 4.0 * fused.at("layer0.attention.softmax") / 2 * 0.9);
+  // Keys beyond 2,048 do not fit the kernel either, whatever the micro-batch.
+  CHECK(kernels(2, 4096).count("layer0.attention.softmax.float") == 1);
+}
+
 TEST_CASE("squared ReLU runs eager: a ReLU and a square forward, four kernels backward, rotary and biases follow the model") {
   TrainingJob job = small_job(2, 1, 1);
   job.model.activation = Activation::squared_relu;

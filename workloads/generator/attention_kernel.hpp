@@ -12,8 +12,9 @@
 //           speed — FlashAttention-2 is "around 2x faster" and v1 reached 25-40% of A100's peak against
 //           FlashAttention-2's 50-73% (Dao, "FlashAttention-2", 2023).
 //  unfused: Megatron-LM's pre-FlashAttention path — a batched Q K^T GEMM, a fused
-//           scale-mask-softmax, dropout on the probabilities and a batched GEMM with V, the s x s
-//           scores going through HBM.
+//           scale-mask-softmax (PyTorch's fp32 ops where Megatron's kernel does not take the
+//           shape: pass_emitter.cpp, megatron_softmax_fused), dropout on the probabilities and a
+//           batched GEMM with V, the s x s scores going through HBM.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,5 +1,7 @@
 #include "workloads/generator/pass_emitter.hpp"
 
+#include <cmath>
+
 namespace echo::workloads {
 
 namespace {
@@ -270,14 +272,52 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
   wait_for(gathered);
 }
 
+// Megatron's FusedScaleMaskSoftmax runs its one-kernel causal softmax only where the kernel's
+// blocks fit (megatron/model/fused_softmax.py, is_kernel_available, through 2022): 16-bit scores,
+// 16 < keys <= 2048, queries a multiple of 4, and the (micro-batch x local heads) score matrices a
+// multiple of a block's batch (4 matrices; 8 for keys <= 128). Elsewhere PyTorch runs it op by op,
+// in fp32 (query-key layer scaling sets softmax_in_fp32): 16 heads at TP 8 and micro-batch 1 give
+// 2 matrices, so vTrain's TP-8 runs at micro-batch 1 take that path.
+bool PassEmitter::megatron_softmax_fused() const {
+  const double keys = s_.seq_local, matrices = s_.job->training.micro_batch * s_.heads_local;
+  const auto whole = [](double v, double of) { return std::fmod(v, of) == 0.0; };
+  return s_.element_bytes == 2 && keys > 16 && keys <= 2048 && whole(keys, 4) && whole(matrices, keys <= 128 ? 8 : 4);
+}
+
+// The softmax as PyTorch runs it without the fused kernel: the cast to fp32, the scale, the
+// causal mask filled in place, the softmax and the cast back (its backward the same in reverse,
+// the mask's gradient an out-of-place fill); bytes per score element.
+void PassEmitter::eager_softmax(const std::string& p, double scores, bool backward) {
+  const double e = s_.element_bytes, f = 4.0;
+  const bool casts = e < f;  // 16-bit scores go to fp32 and back; fp32 training has no casts
+  const std::string at = p + (backward ? "attention.softmax.bwd." : "attention.softmax.");
+  if (casts)
+    memory(at + "float", trace::ATTENTION, scores * (e + f));
+  if (!backward) {
+    memory(at + "scale", trace::ATTENTION, scores * 2 * f);
+    memory(at + "mask", trace::ATTENTION, scores * (2 * f + 1));
+    memory(at + "softmax", trace::ATTENTION, scores * 2 * f);
+  } else {
+    memory(at + "softmax", trace::ATTENTION, scores * 3 * f);
+    memory(at + "mask", trace::ATTENTION, scores * (2 * f + 1));
+    memory(at + "scale", trace::ATTENTION, scores * 2 * f);
+  }
+  if (casts)
+    memory(at + "half", trace::ATTENTION, scores * (f + e));
+}
+
 void PassEmitter::unfused_attention(const std::string& p, bool backward) {
   const double b = s_.job->training.micro_batch, heads = s_.heads_local, s = s_.seq_local, d = s_.head_dim;
   const double scores = b * heads * s * s;  // elements of the s x s score / probability tensors
   const double e = s_.element_bytes;
   const SixteenBit sixteen_bit(*this);  // attention's products stay in 16 bits in fp8 recipes
+  const bool fused_softmax = megatron_softmax_fused();
   if (!backward) {
     gemm(p + "attention.scores", s, s, d, b * heads);
-    memory(p + "attention.softmax", trace::ATTENTION, scores * 2 * e);
+    if (fused_softmax)
+      memory(p + "attention.softmax", trace::ATTENTION, scores * 2 * e);
+    else
+      eager_softmax(p, scores, false);
     memory(p + "attention.dropout", trace::ELEMENTWISE, scores * (2 * e + 1));
     gemm(p + "attention.values", s, d, s, b * heads);
     // [b, heads, s, d] back to [s, b, heads x d] for the output projection: a copy.
@@ -288,7 +328,10 @@ void PassEmitter::unfused_attention(const std::string& p, bool backward) {
   gemm(p + "attention.values.dgrad", s, s, d, b * heads);
   gemm(p + "attention.values.wgrad", s, d, s, b * heads);
   memory(p + "attention.dropout.bwd", trace::ELEMENTWISE, scores * (2 * e + 1));
-  memory(p + "attention.softmax.bwd", trace::ATTENTION, scores * 3 * e);
+  if (fused_softmax)
+    memory(p + "attention.softmax.bwd", trace::ATTENTION, scores * 3 * e);
+  else
+    eager_softmax(p, scores, true);
   gemm(p + "attention.scores.dgrad", s, d, s, b * heads);
   gemm(p + "attention.scores.wgrad", s, d, s, b * heads);
 }
