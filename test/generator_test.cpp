@@ -337,6 +337,18 @@ TEST_CASE("unfused attention: Megatron's fused softmax where its blocks fit, PyT
   CHECK(forward > 37.0 / 4.0 * fused.at("layer0.attention.softmax") / 2 * 0.9);
   // Keys beyond 2,048 do not fit the kernel either, whatever the micro-batch.
   CHECK(kernels(2, 4096).count("layer0.attention.softmax.float") == 1);
+  // Without recomputation the fp32 softmax output is kept: 4 + 1 + 2 bytes a score, not 2 + 1 + 2.
+  const auto activations = [](std::uint32_t micro_batch) {
+    TrainingJob job = small_job(8, 1, 1);
+    job.training.attention = AttentionKernel::unfused;
+    job.training.recompute = Recompute::none;
+    job.training.micro_batch = micro_batch;
+    check_training_job(job, 8, *gpu_preset("a100"));
+    return stage_memory(Shapes(job), 0).activations;
+  };
+  const double scores = 2.0 * 2048 * 2048;  // per layer at micro-batch 1: 2 heads of 2,048 x 2,048
+  const double per_micro_batch_2 = activations(2) / 2;  // fused at micro-batch 2
+  CHECK(activations(1) - per_micro_batch_2 == test::Approx(24 * scores * 2).epsilon(0.01));
 }
 
 TEST_CASE("squared ReLU runs eager: a ReLU and a square forward, four kernels backward, rotary and biases follow the model") {

@@ -1,5 +1,7 @@
 #include "workloads/generator/attention_kernel.hpp"
 
+#include <cmath>
+
 #include <array>
 #include <utility>
 
@@ -27,6 +29,12 @@ std::optional<AttentionKernel> parse_attention_kernel(const std::string& word) {
     if (word == name)
       return kernel;
   return std::nullopt;
+}
+
+bool megatron_softmax_fused(double micro_batch, double local_heads, double keys, double element_bytes) {
+  const auto whole = [](double v, double of) { return std::fmod(v, of) == 0.0; };
+  return element_bytes == 2 && keys > 16 && keys <= 2048 && whole(keys, 4) &&
+         whole(micro_batch * local_heads, keys <= 128 ? 8 : 4);
 }
 
 std::vector<std::string> attention_kernel_names() {

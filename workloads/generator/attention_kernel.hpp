@@ -27,4 +27,12 @@ const char* attention_kernel_name(AttentionKernel k);
 std::optional<AttentionKernel> parse_attention_kernel(const std::string& word);
 std::vector<std::string> attention_kernel_names();
 
+// Whether Megatron's FusedScaleMaskSoftmax runs its one-kernel causal softmax on these scores
+// (megatron/model/fused_softmax.py, is_kernel_available, through 2022): 16-bit scores, 16 < keys
+// <= 2048, queries (= keys here) a multiple of 4, and the micro-batch x local heads score matrices
+// a multiple of a kernel block's batch (4 matrices; 8 for keys <= 128). Elsewhere PyTorch runs it
+// op by op in fp32 (query-key layer scaling sets softmax_in_fp32): vTrain's 16 heads at TP 8 and
+// micro-batch 1 give 2 matrices.
+bool megatron_softmax_fused(double micro_batch, double local_heads, double keys, double element_bytes);
+
 } // namespace echo::workloads

@@ -32,9 +32,13 @@ double layer_activation_bytes(const Shapes& s) {
   }
   // Unfused attention keeps the softmax output, the dropout mask and the dropout output:
   // 5 a s^2 b bytes in 16 bits (Korthikanti et al.); selective or full recomputation drops them.
+  // PyTorch's softmax, where Megatron's fused kernel does not take the scores, keeps its fp32 output.
   double scores = 0;
-  if (s.job->training.attention == AttentionKernel::unfused && s.job->training.recompute == Recompute::none)
-    scores = s.job->training.micro_batch * s.heads_local * s.seq_local * s.seq_local * (2 * s.element_bytes + 1);
+  const double b = s.job->training.micro_batch;
+  if (s.job->training.attention == AttentionKernel::unfused && s.job->training.recompute == Recompute::none) {
+    const double softmax_out = megatron_softmax_fused(b, s.heads_local, s.seq_local, e) ? e : 4.0;
+    scores = b * s.heads_local * s.seq_local * s.seq_local * (softmax_out + 1 + e);
+  }
   return sharded + attention + mlp + scores;
 }
 

@@ -1,7 +1,5 @@
 #include "workloads/generator/pass_emitter.hpp"
 
-#include <cmath>
-
 namespace echo::workloads {
 
 namespace {
@@ -272,18 +270,6 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
   wait_for(gathered);
 }
 
-// Megatron's FusedScaleMaskSoftmax runs its one-kernel causal softmax only where the kernel's
-// blocks fit (megatron/model/fused_softmax.py, is_kernel_available, through 2022): 16-bit scores,
-// 16 < keys <= 2048, queries a multiple of 4, and the (micro-batch x local heads) score matrices a
-// multiple of a block's batch (4 matrices; 8 for keys <= 128). Elsewhere PyTorch runs it op by op,
-// in fp32 (query-key layer scaling sets softmax_in_fp32): 16 heads at TP 8 and micro-batch 1 give
-// 2 matrices, so vTrain's TP-8 runs at micro-batch 1 take that path.
-bool PassEmitter::megatron_softmax_fused() const {
-  const double keys = s_.seq_local, matrices = s_.job->training.micro_batch * s_.heads_local;
-  const auto whole = [](double v, double of) { return std::fmod(v, of) == 0.0; };
-  return s_.element_bytes == 2 && keys > 16 && keys <= 2048 && whole(keys, 4) && whole(matrices, keys <= 128 ? 8 : 4);
-}
-
 // The softmax as PyTorch runs it without the fused kernel: the cast to fp32, the scale, the
 // causal mask filled in place, the softmax and the cast back (its backward the same in reverse,
 // the mask's gradient an out-of-place fill); bytes per score element.
@@ -311,7 +297,7 @@ void PassEmitter::unfused_attention(const std::string& p, bool backward) {
   const double scores = b * heads * s * s;  // elements of the s x s score / probability tensors
   const double e = s_.element_bytes;
   const SixteenBit sixteen_bit(*this);  // attention's products stay in 16 bits in fp8 recipes
-  const bool fused_softmax = megatron_softmax_fused();
+  const bool fused_softmax = megatron_softmax_fused(b, heads, s, e);
   if (!backward) {
     gemm(p + "attention.scores", s, s, d, b * heads);
     if (fused_softmax)

@@ -146,7 +146,6 @@ private:
   double q_block_bytes() const { return s_.tokens * s_.heads_local * s_.head_dim * s_.element_bytes; }
   void attention_forward(const std::string& prefix);
   void unfused_attention(const std::string& prefix, bool backward);
-  bool megatron_softmax_fused() const;  // Megatron's fused softmax kernel takes these scores
   void eager_softmax(const std::string& prefix, double scores, bool backward);
   void attention_backward(const std::string& prefix);
   void layer_forward(const std::string& prefix);
