@@ -1,8 +1,7 @@
 #include "workloads/generator/attention_kernel.hpp"
 
-#include <cmath>
-
 #include <array>
+#include <cmath>
 #include <utility>
 
 namespace echo::workloads {
