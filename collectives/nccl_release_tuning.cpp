@@ -21,6 +21,7 @@ NcclReleaseTuning release_tuning(NcclVersion v) {
   t.ring_ll_quarter = v < NcclVersion{2, 21};
   t.device_latency_added = !(v < NcclVersion{2, 18});
   t.ring_all_reduce_2n_net_steps = v < NcclVersion{2, 23};
+  t.tree_hop_at_one_per_node = !(v < NcclVersion{2, 23});
   if (v < NcclVersion{2, 23})
     t.base_us[kTree][kSimple] = 0.0;
   if (v < NcclVersion{2, 18}) {

@@ -16,6 +16,7 @@
 //   latencyInter, from the network plugin):            added to it from 2.18, twice for Simple (the
 //                                                       "flush extra latency")
 //   Ring AllReduce's network steps:                     2 x nodes up to 2.22, 2 x (nodes - 1) from 2.23
+//   a network hop with one GPU a node:                  the algorithm's own up to 2.22, Tree's from 2.23
 #include "collectives/nccl_version.hpp"
 #include "collectives/nccl_vocabulary.hpp"
 
@@ -27,6 +28,7 @@ struct NcclReleaseTuning {
   bool ring_ll_quarter;    // ring LL at 1/4 (1/3 on one node for AllGather and the like), not 1/2
   bool device_latency_added;  // the device's latency adds to a network hop's (else replaces it if set)
   bool ring_all_reduce_2n_net_steps;  // a ring AllReduce counts 2 x nodes network steps, not 2 x (nodes - 1)
+  bool tree_hop_at_one_per_node;      // with one GPU a node every algorithm's network hop is Tree's
 };
 
 // The release's constants: the newest (nccl_constants.hpp) with what older releases had instead;

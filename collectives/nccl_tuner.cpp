@@ -142,7 +142,7 @@ double NcclTuner::latency_us(Op op, NcclAlgo a, Protocol p) const {
   const bool tree_or_ring = a == NcclAlgo::tree || a == NcclAlgo::ring;
   double lat = tree_or_ring ? release_.base_us[a == NcclAlgo::ring][pi] : kBaseLatency[ai][pi];
   double intra = hop(intra_hw, a);
-  double inter = ppn == 1 ? hop(kNet, NcclAlgo::tree) : hop(kNet, a);
+  double inter = ppn == 1 && release_.tree_hop_at_one_per_node ? hop(kNet, NcclAlgo::tree) : hop(kNet, a);
   // The latency the network plugin reports: since 2.18 added to a network hop's (twice for Simple,
   // NCCL's "flush extra latency"); before, in place of it.
   const double device = s.net_device_latency_us;

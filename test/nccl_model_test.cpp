@@ -577,6 +577,14 @@ TEST_CASE("the network device's reported latency: NCCL's tuner counts it on ever
   // (4 against 2), each 4 us (LL128) instead of the 2 us an NVLink step costs on an AMD host (its
   // net overhead).
   CHECK(net_steps(b22) - net_steps(b23) == test::Approx(2 * (4.0 - 2.0)));
+  // One GPU a node: from 2.23 a ring's network hop is reckoned at Tree's figure (5 us for LL
+  // against the ring's 2.7); 8 nodes, an AllGather's 7 steps all across the network.
+  auto single = ndv4(8);
+  single.gpus_per_node = 1;
+  const CommShape one = comm_shape(call_of(Op::all_gather, 1 << 20, 8).gpus, single);
+  const NcclTuner one22(one, {2, 22}), one23(one, {2, 23});
+  CHECK(one23.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) - one22.latency_us(Op::all_gather, NcclAlgo::ring, Protocol::ll) ==
+        test::Approx(7 * (5.0 - 2.7)));
 }
 
 TEST_CASE("a calibrated net overhead is what every intra-node step of an inter-node ring costs at least") {
