@@ -1043,8 +1043,13 @@ TEST_CASE("exact folding simulates one replica where that changes nothing, and e
   // their own GPU links and NICs aside), nor where two GPUs share a NIC (their siblings' traffic
   // would meet), nor on the flow model.
   struct Case {
-    const char* job;
+    std::string job;
     bool replicas_fold;
+  };
+  // Llama 3 8B, 4 layers, with context-parallel pairs beside TP on four nodes of `platform`.
+  const auto cp_job = [](const std::string& platform, int tp) {
+    return "platform: {" + platform + ", nodes: 4}\nworkload:\n  model: {name: llama3-8b, layers: 4, seq_len: 4096}\n  training: {global_batch: 8, micro_batch: 1}\n"
+           "  parallel: {tp: " + std::to_string(tp) + ", cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}\n";
   };
   const Case cases[] = {
       {R"(platform: {preset: dgx-a100, nodes: 4}
@@ -1099,29 +1104,14 @@ communication: {fidelity: analytic}
       // Context-parallel pairs inside the node beside TP 4: each TP sibling's CP peer is the same
       // sibling of the other TP group, so TP's rings are timed by one member's steps and the
       // siblings and replicas fold (nothing folded here before: `--fold tp` folds nothing).
-      {R"(platform: {preset: dgx-h100, nodes: 4}
-workload:
-  model: {name: llama3-8b, layers: 4, seq_len: 4096}
-  training: {global_batch: 8, micro_batch: 1}
-  parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
-)", true},
+      {cp_job("preset: dgx-h100", 4), true},
       // The same where two TP siblings share each NIC: a sibling's traffic across nodes is its
       // representative's on the same NIC at the same instants, booked as a copy of it
       // (folded_link_copies.hpp).
-      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
-workload:
-  model: {name: llama3-8b, layers: 4, seq_len: 4096}
-  training: {global_batch: 8, micro_batch: 1}
-  parallel: {tp: 4, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
-)", true},
+      {cp_job("preset: dgx-a100, nics_per_node: 4", 4), true},
       // But not where a NIC carries two TP groups (GPUs 0-3 on one NIC, TP 2): the other group's
       // traffic there is no copy of the representative's.
-      {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 2}
-workload:
-  model: {name: llama3-8b, layers: 4, seq_len: 4096}
-  training: {global_batch: 8, micro_batch: 1}
-  parallel: {tp: 2, cp: 2, pp: 2, dp: 2, zero: 1, dp_overlap: true, sequence_parallel: true}
-)", false},
+      {cp_job("preset: dgx-a100, nics_per_node: 2", 2), false},
       // TP 8 with two GPUs a NIC: the siblings' and the replicas' folding, NIC-mates as copies.
       {R"(platform: {preset: dgx-a100, nodes: 4, nics_per_node: 4}
 workload:
@@ -1147,7 +1137,7 @@ communication: {fidelity: flow}
       CHECK(events * 1.5 < tp_events);
     else
       CHECK(events == tp_events);
-    if (std::string(c.job).find("fidelity: flow") != std::string::npos)
+    if (c.job.find("fidelity: flow") != std::string::npos)
       CHECK(events == every["simulation"]["events"].get<double>());
     require_same_summaries(exact, every, true);
   }
