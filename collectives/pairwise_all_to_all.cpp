@@ -1,6 +1,7 @@
 #include "collectives/pairwise_all_to_all.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace echo::collectives {
 
@@ -22,6 +23,53 @@ double send_Bps(const PlannedCall& p, const platforms::Route& route) {
   return channels > 0 ? std::min(rate, channels) : rate;
 }
 
+// Groups of nodes (pods) and their ways out, round by round: in round k every member m sends to
+// m + k, and the members of a group whose peer sits in another group share the group's way out
+// (a fat-tree pod's spine up-link, oversubscribed or not), as the members receiving from another
+// group share its way in. With all members in one group nothing is shared and nothing changes.
+class GroupRounds {
+public:
+  explicit GroupRounds(const PlannedCall& p) : n_(static_cast<std::uint32_t>(p.call.gpus.size())) {
+    std::map<std::uint32_t, std::uint32_t> dense;
+    group_.reserve(n_);
+    for (std::uint32_t m = 0; m < n_; ++m)
+      group_.push_back(dense.emplace(p.platform.group_of(p.node_of_member[m]), dense.size()).first->second);
+    groups_ = static_cast<std::uint32_t>(dense.size());
+    out_.assign(groups_, 0);
+    in_.assign(groups_, 0);
+  }
+  bool spans_groups() const { return groups_ > 1; }
+  bool crosses(std::uint32_t m, std::uint32_t peer) const { return group_[m] != group_[peer]; }
+
+  void start_round(std::uint32_t k) {
+    std::fill(out_.begin(), out_.end(), 0);
+    std::fill(in_.begin(), in_.end(), 0);
+    for (std::uint32_t m = 0; m < n_; ++m) {
+      const std::uint32_t peer = (m + k) % n_;
+      if (crosses(m, peer)) {
+        ++out_[group_[m]];
+        ++in_[group_[peer]];
+      }
+    }
+  }
+  // A crossing send's share of its group's way out and of its peer's group's way in.
+  double share_Bps(std::uint32_t m, std::uint32_t peer, double exit_Bps) const {
+    return exit_Bps / std::max(out_[group_[m]], in_[group_[peer]]);
+  }
+
+private:
+  std::uint32_t n_, groups_ = 1;
+  std::vector<std::uint32_t> group_, out_, in_;
+};
+
+double crossing_send_Bps(const PlannedCall& p, const platforms::Route& route, const GroupRounds& rounds, std::uint32_t m,
+                         std::uint32_t peer) {
+  const double own = send_Bps(p, route);
+  if (route.group_exit_Bps <= 0 || !rounds.crosses(m, peer))
+    return own;
+  return std::min(own, rounds.share_Bps(m, peer, route.group_exit_Bps * p.costs.efficiency[static_cast<int>(route.kind)]));
+}
+
 } // namespace
 
 Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
@@ -30,16 +78,20 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
   s.set_base_latency(p.costs.base_s);
   const std::uint64_t per_peer = p.call.bytes / n;  // B is the whole send buffer of one member
   s.reserve(std::size_t{n} * (n - 1), std::size_t{n} * (n - 1));
-  for (std::uint32_t k = 1; k < n; ++k)
+  GroupRounds rounds(p);
+  for (std::uint32_t k = 1; k < n; ++k) {
+    if (rounds.spans_groups())
+      rounds.start_round(k);
     for (std::uint32_t m = 0; m < n; ++m) {
       const std::uint32_t peer = (m + k) % n;
       const platforms::Route route = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
-      const double serialize = static_cast<double>(per_peer) / send_Bps(p, route);
+      const double serialize = static_cast<double>(per_peer) / crossing_send_Bps(p, route, rounds, m, peer);
       if (k == 1)
         s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {});
       else
         s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {{(k - 2) * n + m, DepKind::order}});
     }
+  }
   s.finalize();
   return s;
 }
@@ -49,26 +101,28 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
   if (n < 2)
     return p.costs.base_s;
   const std::uint64_t per_peer = p.call.bytes / n;
-  // Cost of a send to a peer in the same node (0) or another node (1), from one route of each.
-  double serialize[2] = {0, 0}, latency[2] = {0, 0};
-  bool known[2] = {false, false};
-  for (std::uint32_t m = 1; m < n && !(known[0] && known[1]); ++m) {
-    const int across = p.same_node(0, m) ? 0 : 1;
-    if (known[across])
-      continue;
-    const platforms::Route route = p.platform.route(p.call.gpus[0], p.call.gpus[m]);
-    serialize[across] = static_cast<double>(per_peer) / send_Bps(p, route);
-    latency[across] = p.costs.hop(route.kind);
-    known[across] = true;
-  }
+  GroupRounds rounds(p);
+  // Routes are alike within each class of pair (the closed form's premise): in one node (0), in
+  // another node of the member's group (1), in another group (2). One of each is asked for.
+  const auto class_of = [&](std::uint32_t m, std::uint32_t peer) { return p.same_node(m, peer) ? 0 : rounds.crosses(m, peer) ? 2 : 1; };
+  platforms::Route route[3];
+  bool known[3] = {false, false, false};
   // A member's sends go one after the other; each arrives a latency after it left.
+  std::vector<double> left(n, 0.0);
   double slowest = 0.0;
-  for (std::uint32_t m = 0; m < n; ++m) {
-    double left = 0.0;
-    for (std::uint32_t k = 1; k < n; ++k) {
-      const int across = p.same_node(m, (m + k) % n) ? 0 : 1;
-      left += serialize[across];
-      slowest = std::max(slowest, left + latency[across]);
+  for (std::uint32_t k = 1; k < n; ++k) {
+    if (rounds.spans_groups())
+      rounds.start_round(k);
+    for (std::uint32_t m = 0; m < n; ++m) {
+      const std::uint32_t peer = (m + k) % n;
+      const int c = class_of(m, peer);
+      if (!known[c]) {
+        route[c] = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
+        known[c] = true;
+      }
+      const platforms::Route& r = route[c];
+      left[m] += static_cast<double>(per_peer) / crossing_send_Bps(p, r, rounds, m, peer);
+      slowest = std::max(slowest, left[m] + p.costs.hop(r.kind));
     }
   }
   return p.costs.base_s + slowest;

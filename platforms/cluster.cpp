@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace echo::platforms {
 
@@ -106,6 +107,8 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
       gpus_.push_back(Gpu{host, static_cast<std::uint32_t>(nodes_.size()),
                           static_cast<std::uint32_t>(node.gpus.size() - 1), host->get_property("gpu")});
     }
+    if (auto& first = group_nodes_[node.group]; first.size() < 2)
+      first.push_back(static_cast<std::uint32_t>(nodes_.size()));
     nodes_.push_back(std::move(node));
   }
 }
@@ -146,7 +149,35 @@ Route Cluster::compute_route(std::uint32_t src, std::uint32_t dst) const {
                         b.host->get_name() + ", so no time can be given to a transfer between them",
                     "declare a route with at least one link between these hosts");
   r.kind = (a.node == b.node) ? nodes_[a.node].intra : LinkKind::network;
+  if (nodes_[a.node].group != nodes_[b.node].group)
+    r.group_exit_Bps = group_exit_Bps(a, b, links);
   return r;
+}
+
+// The links a route between two nodes of one group takes (NICs, the leaf switch) are not the
+// group's way out; of the links left, the slowest one that its flows share is. A group of a single
+// node has no such route to tell its node's own links apart, so nothing is claimed for it (0).
+double Cluster::group_exit_Bps(const Gpu& src, const Gpu& dst, const std::vector<sg4::Link*>& links) const {
+  std::set<const sg4::Link*> inside;
+  for (const bool leaving : {true, false}) {  // src's way out of its node, then dst's way in
+    const Gpu& end = leaving ? src : dst;
+    const std::vector<std::uint32_t>& members = group_nodes_.at(nodes_[end.node].group);
+    if (members.size() < 2)
+      return 0.0;
+    const sg4::Host* neighbour = gpus_[nodes_[members[0] == end.node ? members[1] : members[0]].gpus.front()].host;
+    std::vector<sg4::Link*> local;
+    double latency_s = 0.0;
+    if (leaving)
+      end.host->route_to(neighbour, local, &latency_s);
+    else
+      neighbour->route_to(end.host, local, &latency_s);
+    inside.insert(local.begin(), local.end());
+  }
+  double exit_Bps = 0.0;
+  for (const sg4::Link* link : links)
+    if (!inside.contains(link) && link->get_sharing_policy() != sg4::Link::SharingPolicy::FATPIPE)
+      exit_Bps = exit_Bps == 0.0 ? link->get_bandwidth() : std::min(exit_Bps, link->get_bandwidth());
+  return exit_Bps;
 }
 
 } // namespace echo::platforms

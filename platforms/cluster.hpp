@@ -24,6 +24,7 @@
 namespace simgrid::s4u {
 class Engine;
 class Host;
+class Link;
 class NetZone;
 } // namespace simgrid::s4u
 
@@ -59,6 +60,7 @@ public:
   // platforms) and cached.
   NodeNetwork node_network(std::uint32_t node) const override;
   std::uint32_t nic_of(std::uint32_t gpu) const override;
+  std::uint32_t group_of(std::uint32_t node) const override { return nodes_.at(node).group; }
   std::string property(std::string_view key) const override;
 
   const std::vector<Gpu>& gpus() const { return gpus_; }
@@ -72,10 +74,12 @@ public:
 private:
   std::uint64_t cache_key(std::uint32_t src, std::uint32_t dst) const;
   NodeNetwork compute_node_network(std::uint32_t node) const;
+  double group_exit_Bps(const Gpu& src, const Gpu& dst, const std::vector<simgrid::s4u::Link*>& links) const;
 
   std::string source_;
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;
+  std::map<std::uint32_t, std::vector<std::uint32_t>> group_nodes_;  // group -> its first two nodes
   bool homogeneous_ = false;
   std::map<std::string, std::string, std::less<>> properties_;
   mutable std::unordered_map<std::uint64_t, Route> route_cache_;

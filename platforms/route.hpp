@@ -19,6 +19,11 @@ struct Route {
   double latency_s = 0.0;      // sum of the latencies of the links on the route
   double bandwidth_Bps = 0.0;  // bottleneck: the slowest link of the route
   LinkKind kind = LinkKind::network;
+  // Leaving a group of nodes (a pod under one set of leaf switches): the capacity of the slowest
+  // shared link the route crosses that routes inside either end's group do not (a pod's spine
+  // up-link). Every GPU of a group that sends out of it at once shares that link; 0 where the
+  // route stays in one group or the platform has no such link.
+  double group_exit_Bps = 0.0;
   bool intra_node() const { return kind != LinkKind::network; }
 };
 
@@ -42,6 +47,9 @@ public:
   virtual NodeNetwork node_network(std::uint32_t node) const = 0;
   // The NIC (index within its node) GPU `gpu` leaves its node through; 0 on one node.
   virtual std::uint32_t nic_of(std::uint32_t gpu) const = 0;
+  // The group (pod) node `node` belongs to: nodes of one group reach each other without the links
+  // that Route::group_exit_Bps describes. One group unless the platform says otherwise.
+  virtual std::uint32_t group_of(std::uint32_t /*node*/) const { return 0; }
   // A property of the platform's root zone ("" when absent): where a platform carries the
   // calibrated parameters of the collective model (`nccl.*`).
   virtual std::string property(std::string_view key) const = 0;

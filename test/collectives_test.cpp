@@ -354,6 +354,43 @@ TEST_CASE("pairwise AllToAll across nodes: every GPU sends at once, so each gets
   CHECK(*collectives::PairwiseAllToAll().closed_form_s(p.view()) == test::Approx(4 * 1e6 / 25e9 + inside));
 }
 
+TEST_CASE("pairwise AllToAll across groups of nodes: the members sending out of a group at once share its way out") {
+  test::FakePlatform platform;  // four nodes of 2 GPUs in two groups of two nodes, a NIC per GPU
+  platform.nodes = 4;
+  platform.gpus_per_node = 2;
+  platform.nics = 2;
+  platform.nodes_per_group = 2;
+  Planned p(call_of(Op::all_to_all, 8'000'000, 8), platform, 0, 0, 0, 0);
+  const double per_peer = 1e6, nic = 25e9, inside = per_peer / 240e9;
+  // A way out as wide as the group's NICs: nothing changes (round k: min(k, 4) members cross).
+  p.platform.group_exit_Bps = 4 * nic;
+  const auto wide = collectives::PairwiseAllToAll().closed_form_s(p.view());
+  REQUIRE(wide.has_value());
+  CHECK(*wide == test::Approx(6 * per_peer / nic + inside));
+  // Oversubscribed 4:1, one NIC's worth for the group: in round k the members whose peer m + k
+  // sits in the other group (k of them for k <= 4, 8 - k beyond) split it; the slowest member
+  // takes 14 NIC-times where 6 did.
+  p.platform.group_exit_Bps = nic;
+  double expected = 0;
+  for (std::uint32_t member = 0; member < 8; ++member) {
+    double total = 0;
+    for (std::uint32_t k = 1; k < 8; ++k) {
+      const std::uint32_t peer = (member + k) % 8;
+      const double crossing = std::min(k, 8 - k);
+      total += member / 2 == peer / 2 ? inside : member / 4 != peer / 4 ? per_peer * crossing / nic : per_peer / nic;
+    }
+    expected = std::max(expected, total);
+  }
+  CHECK(expected == test::Approx(14 * per_peer / nic + inside));
+  const auto narrow = collectives::PairwiseAllToAll().closed_form_s(p.view());
+  CHECK(*narrow > *wide * 1.5);
+  CHECK(*narrow == test::Approx(expected));
+  CHECK(slowest(collectives::PairwiseAllToAll().build(p.view())) == test::Approx(*narrow));
+  // One group: the way out is never asked for.
+  p.platform.nodes_per_group = 0;
+  CHECK(*collectives::PairwiseAllToAll().closed_form_s(p.view()) == test::Approx(*wide));
+}
+
 TEST_CASE("the registry finds algorithms by name, case-insensitively - a new one replaces its namesake") {
   auto registry = collectives::AlgorithmRegistry::with_builtins();
   CHECK(registry.find("ring") != nullptr);

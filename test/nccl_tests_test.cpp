@@ -1,5 +1,6 @@
 // `echo-des nccl-tests`: the table a user diffs against a real all_reduce_perf log.
 #include "report/nccl_tests_report.hpp"
+#include "support/approx.hpp"
 #include "support/cli_runner.hpp"
 
 #include <doctest/doctest.h>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 using echo::test::run_cli;
+namespace test = echo::test;
 
 namespace {
 
@@ -125,4 +127,26 @@ TEST_CASE("the largest size ends the sweep even where the next size would overfl
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("4611686018427387904") != std::string::npos);
+}
+
+TEST_CASE("an oversubscribed fat-tree slows AllToAll across pods, not the rings of AllReduce") {
+  // 64 DGX H100 nodes: two pods of 32. Every GPU's AllToAll sends half of its bytes to the other
+  // pod, through up-links a quarter as wide as the pod's NICs at 4:1; a ring crosses each up-link
+  // on a few channels only.
+  const auto time_us = [](const std::string& op, const std::string& oversubscription) {
+    const auto r = run_cli("nccl-tests --platform preset:dgx-h100:64 --gpus 512 --fidelity analytic -b 1G -e 1G --op " + op +
+                           " --set oversubscription=" + oversubscription);
+    REQUIRE(r.code == 0);
+    const auto rows = data_rows(r.out);
+    REQUIRE(rows.size() == 1);
+    std::istringstream fields(rows[0]);
+    std::string size, count, type, redop, root;
+    double us = 0;
+    fields >> size >> count >> type >> redop >> root >> us;
+    return us;
+  };
+  const double full = time_us("alltoall", "1"), narrow = time_us("alltoall", "4");
+  CHECK(narrow > 1.8 * full);
+  CHECK(narrow < 4.0 * full);
+  CHECK(time_us("all_reduce", "4") == test::Approx(time_us("all_reduce", "1")));
 }

@@ -47,7 +47,8 @@ nlohmann::json inspect(const platforms::PlatformSource& source, const std::vecto
     j["nodes"] = cluster.nodes().size();
     for (auto [a, b] : pairs) {
       const auto r = cluster.route(a, b);
-      j["routes"].push_back({{"latency_s", r.latency_s}, {"bandwidth_Bps", r.bandwidth_Bps}, {"kind", platforms::to_string(r.kind)}});
+      j["routes"].push_back({{"latency_s", r.latency_s}, {"bandwidth_Bps", r.bandwidth_Bps}, {"kind", platforms::to_string(r.kind)},
+                             {"group_exit_Bps", r.group_exit_Bps}, {"same_group", cluster.group_of(cluster.node_of(a)) == cluster.group_of(cluster.node_of(b))}});
     }
     return j.dump();
   });
@@ -276,6 +277,23 @@ TEST_CASE("routes across pods cross leaf, spine and leaf - oversubscription narr
   CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == test::Approx(50e9));
 }
 
+TEST_CASE("a route out of a pod names the pod's up-link, which every GPU leaving the pod at once shares") {
+  platforms::PlatformSource source;
+  source.spec = platforms::preset("dgx-h100", 34);  // pods of 32 nodes: nodes 32 and 33 form the second
+  platforms::override_figure(*source.spec, "oversubscription", "4", "test");
+  const auto j = inspect(source, {{0, 33 * 8}, {33 * 8 + 3, 5}, {0, 31 * 8}, {32 * 8, 33 * 8 + 1}});
+  // 32 nodes x 8 NICs x 50 GB/s / 4; a single route is still NIC-bound.
+  CHECK(j["routes"][0]["group_exit_Bps"].get<double>() == test::Approx(3.2e12));
+  CHECK(j["routes"][0]["bandwidth_Bps"].get<double>() == test::Approx(50e9));
+  CHECK_FALSE(j["routes"][0]["same_group"].get<bool>());
+  // The second pod's up-link is sized for a full pod too (the spine was built for it).
+  CHECK(j["routes"][1]["group_exit_Bps"].get<double>() == test::Approx(3.2e12));
+  // Inside a pod: no way out taken.
+  CHECK(j["routes"][2]["group_exit_Bps"].get<double>() == 0.0);
+  CHECK(j["routes"][3]["group_exit_Bps"].get<double>() == 0.0);
+  CHECK(j["routes"][3]["same_group"].get<bool>());
+}
+
 TEST_CASE("generated platforms cache routes per pair class, and the classes answer what SimGrid answers") {
   platforms::PlatformSource source;
   source.spec = platforms::preset("dgx-a100", 34);  // two pods, the second one partial
@@ -290,7 +308,8 @@ TEST_CASE("generated platforms cache routes per pair class, and the classes answ
           if (a != b) {
             const auto cached = cluster.route(a, b), direct = cluster.compute_route(a, b);
             ++checked;
-            if (cached.latency_s != direct.latency_s || cached.bandwidth_Bps != direct.bandwidth_Bps || cached.kind != direct.kind)
+            if (cached.latency_s != direct.latency_s || cached.bandwidth_Bps != direct.bandwidth_Bps || cached.kind != direct.kind ||
+                cached.group_exit_Bps != direct.group_exit_Bps)
               ++mismatches;
           }
     return std::to_string(cluster.homogeneous()) + " " + std::to_string(checked) + " " + std::to_string(mismatches);

@@ -1,7 +1,9 @@
 #pragma once
 // A platform made in memory for collective tests: `nodes` nodes of `gpus_per_node` GPUs, every
 // pair inside a node joined by one route kind, every pair across nodes by the network through
-// the GPUs' NICs (GPU g of a node uses NIC g * nics / gpus_per_node). No SimGrid.
+// the GPUs' NICs (GPU g of a node uses NIC g * nics / gpus_per_node); with `nodes_per_group`, nodes
+// form groups (pods) of that many whose routes between them also leave through a way out of
+// `group_exit_Bps`. No SimGrid.
 #include "platforms/route.hpp"
 
 #include <map>
@@ -17,13 +19,19 @@ struct FakePlatform final : platforms::RouteOracle {
   double nic_Bps = 25e9, net_latency_s = 2e-6;
   std::uint32_t nics = 8;
   bool nvswitch = true;
+  std::uint32_t nodes_per_group = 0;  // 0: one group
+  double group_exit_Bps = 0.0;
   std::map<std::string, std::string, std::less<>> properties;
 
   platforms::Route route(std::uint32_t a, std::uint32_t b) const override {
     if (node_of(a) == node_of(b))
       return {intra_latency_s, intra_Bps, intra_kind};
-    return {net_latency_s, nic_Bps, platforms::LinkKind::network};
+    platforms::Route r{net_latency_s, nic_Bps, platforms::LinkKind::network};
+    if (group_of(node_of(a)) != group_of(node_of(b)))
+      r.group_exit_Bps = group_exit_Bps;
+    return r;
   }
+  std::uint32_t group_of(std::uint32_t node) const override { return nodes_per_group > 0 ? node / nodes_per_group : 0; }
   std::uint32_t gpu_count() const override { return nodes * gpus_per_node; }
   std::uint32_t node_of(std::uint32_t gpu) const override { return gpu / gpus_per_node; }
   std::string_view gpu_model(std::uint32_t) const override { return model; }
