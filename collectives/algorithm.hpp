@@ -50,6 +50,10 @@ struct StepCosts {
   // Send/recv and AllToAll: the most a member's connections to its peers over each kind of hop
   // carry together (0: no limit beyond the links), from the channels NCCL gives them.
   double p2p_Bps[3] = {0.0, 0.0, 0.0};
+  // Whether the members of a call that leave a group of nodes at once (platforms::Route::
+  // group_exit_Bps) split its way out in the schedule; off where the engine's network model shares
+  // those links itself.
+  bool split_group_exits = true;
 
   double hop(platforms::LinkKind kind) const { return hop_s[static_cast<int>(kind)]; }
   // A point-to-point transfer's rate on `route` (one path, one connection).

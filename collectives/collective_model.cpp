@@ -37,11 +37,13 @@ std::string Plan::describe() const {
 }
 
 CollectiveModel::CollectiveModel(const platforms::RouteOracle& platform, const AlgorithmRegistry& algorithms,
-                                 NcclSelection selection, Calibration calibration)
-    : platform_(platform), algorithms_(algorithms), selection_(std::move(selection)), calibration_(calibration) {}
+                                 NcclSelection selection, Calibration calibration, bool engine_shares_group_exits)
+    : platform_(platform), algorithms_(algorithms), selection_(std::move(selection)), calibration_(calibration),
+      engine_shares_group_exits_(engine_shares_group_exits) {}
 
 StepCosts CollectiveModel::point_to_point_costs(const CommShape& shape) const {
   StepCosts c;
+  c.split_group_exits = !engine_shares_group_exits_;
   const auto ring = nccl::index(NcclAlgo::ring), simple = nccl::index(Protocol::simple);
   c.base_s = std::max(0.0, nccl::kBaseLatency[ring][simple] + calibration_.extra_base(Protocol::simple)) * 1e-6;
   for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::network}) {

@@ -32,8 +32,10 @@ struct Plan {
 
 class CollectiveModel {
 public:
+  // `engine_shares_group_exits`: the network model that runs the schedules shares the links out of
+  // a group of nodes itself (network::NetworkModelInfo::shares_group_exits).
   CollectiveModel(const platforms::RouteOracle& platform, const AlgorithmRegistry& algorithms, NcclSelection selection,
-                  Calibration calibration);
+                  Calibration calibration, bool engine_shares_group_exits = false);
 
   // Throws UserError when nothing allowed can run the call, saying why each candidate cannot.
   Plan plan(const CollectiveCall& call) const;
@@ -61,6 +63,7 @@ private:
   const AlgorithmRegistry& algorithms_;
   NcclSelection selection_;
   Calibration calibration_;
+  bool engine_shares_group_exits_;
 };
 
 } // namespace echo::collectives

@@ -65,7 +65,7 @@ private:
 double crossing_send_Bps(const PlannedCall& p, const platforms::Route& route, const GroupRounds& rounds, std::uint32_t m,
                          std::uint32_t peer) {
   const double own = send_Bps(p, route);
-  if (route.group_exit_Bps <= 0 || !rounds.crosses(m, peer))
+  if (!p.costs.split_group_exits || route.group_exit_Bps <= 0 || !rounds.crosses(m, peer))
     return own;
   return std::min(own, rounds.share_Bps(m, peer, route.group_exit_Bps * p.costs.efficiency[static_cast<int>(route.kind)]));
 }

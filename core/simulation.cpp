@@ -149,11 +149,12 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
   ranks.reserve(n_ranks);
   for (std::uint32_t r = 0; r < n_ranks; ++r)
     ranks.emplace_back(r, w.program(r), w.slots.size());
-  const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
-                                          selection_for(impl_->communication, impl_->algorithms),
-                                          collectives::calibration_of(*impl_->cluster, impl_->platform.describe()));
   const network::NetworkModelInfo& network =
       network::NetworkModelRegistry::global().require(impl_->communication.fidelity, "communication.fidelity");
+  const collectives::CollectiveModel model(*impl_->cluster, impl_->algorithms,
+                                          selection_for(impl_->communication, impl_->algorithms),
+                                          collectives::calibration_of(*impl_->cluster, impl_->platform.describe()),
+                                          network.shares_group_exits);
   CallMatcher matcher(w, model, *impl_->cluster, network);
 
   RunState state;

@@ -10,6 +10,7 @@
 #include "collectives/p2p_channels.hpp"
 #include "collectives/schedule_key.hpp"
 #include "core/collective_timing.hpp"
+#include "core/network/network_model.hpp"
 #include "core/schedule_run.hpp"
 #include "examples/custom_algorithm/halving_doubling.hpp"
 #include "support/approx.hpp"
@@ -703,4 +704,14 @@ TEST_CASE("NVLS AllReduce: a GPU's NVLinks carry S (1 + 1/n) each way, so 4 GPUs
   const NcclTuner four(comm_shape(call_of(Op::all_reduce, 1, 4).gpus, h100(1))), eight(comm_shape(call_of(Op::all_reduce, 1, 8).gpus, h100(1)));
   CHECK(*four.estimate_us(Op::all_reduce, NcclAlgo::nvls, Protocol::simple, 1ull << 30) <
         *eight.estimate_us(Op::all_reduce, NcclAlgo::nvls, Protocol::simple, 1ull << 30));
+}
+
+TEST_CASE("a network model that shares the links out of a pod itself gets schedules that leave them be") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto platform = h100(2);
+  const auto call = call_of(Op::all_to_all, 1 << 20, 16);
+  CHECK(CollectiveModel(platform, registry, {}, {}).plan(call).costs.split_group_exits);
+  CHECK_FALSE(CollectiveModel(platform, registry, {}, {}, true).plan(call).costs.split_group_exits);
+  CHECK(core::network::NetworkModelRegistry::global().require("flow", "t").shares_group_exits);
+  CHECK_FALSE(core::network::NetworkModelRegistry::global().require("steps", "t").shares_group_exits);
 }

@@ -1145,3 +1145,22 @@ TEST_CASE("a GPU-NIC path NCCL does not name is refused, from --set and from a p
   CHECK(from_file.err.find("`gpu_nic_path` = 'pcie'") != std::string::npos);
   CHECK(from_file.err.find("bad.xml") != std::string::npos);
 }
+
+TEST_CASE("an expert-parallel job across two pods waits longer for its AllToAlls on an oversubscribed fabric") {
+  // 64 nodes of one GPU and one NIC: two pods of 32, every token's experts half in the other pod.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml",
+                                   "platform: {preset: dgx-h100, nodes: 64, gpus_per_node: 1, nics_per_node: 1}\n"
+                                   "workload:\n"
+                                   "  model: {layers: 1, hidden: 4096, heads: 32, ffn_hidden: 8192, vocab: 32000, seq_len: 4096,"
+                                   " moe: {experts: 64, top_k: 2}}\n"
+                                   "  training: {global_batch: 64, micro_batch: 1, dtype: bf16}\n"
+                                   "  parallel: {tp: 1, pp: 1, ep: 64, dp: 64}\n");
+  const auto exposed_ep = [&](const std::string& set) { return run_json(job + " " + set)["breakdown"]["exposed_comm_s"]["ep"].get<double>(); };
+  const double full = exposed_ep("--set platform.oversubscription=1");
+  const double narrow = exposed_ep("--set platform.oversubscription=8");
+  CHECK(narrow > 2 * full);
+  // SimGrid's flows share the pods' up-links themselves: the schedule must not split them first.
+  const double flows = exposed_ep("--set platform.oversubscription=8 --set communication.fidelity=flow");
+  CHECK(flows < 2 * narrow);
+}

@@ -12,7 +12,7 @@ namespace echo::core::network {
 NetworkModelRegistry::NetworkModelRegistry() {
   add({"analytic", "one closed-form event per collective", false, make_analytic_model});
   add({"steps", "the algorithm's steps, sharing links with concurrent calls", true, make_shared_steps_model, true});
-  add({"flow", "steps as SimGrid flows on the routed links", true, make_flow_model});
+  add({"flow", "steps as SimGrid flows on the routed links", true, make_flow_model, false, true});
 }
 
 NetworkModelRegistry& NetworkModelRegistry::global() {

@@ -74,6 +74,10 @@ struct NetworkModelInfo {
   // links, and a call every member mirrors may be timed by one member's steps
   // (collectives/member_projection.hpp). False for models that route through shared switches.
   bool sender_links_only = false;
+  // Whether the model itself shares the links between groups of nodes (a pod's up-link) among
+  // the flows crossing them, as SimGrid's flows do: then a schedule's steps are costed as if
+  // alone there (StepCosts::split_group_exits off), lest the sharing count twice.
+  bool shares_group_exits = false;
 };
 
 // The registry of network models: the built-ins, then whatever a program adds.
