@@ -76,10 +76,14 @@ void print_report(const platforms::PlatformReport& r) {
                 n.model.c_str(), std::string(platforms::to_string(n.intra)).c_str());
   }
   std::printf("routes:\n");
-  for (const auto& line : r.routes)
-    std::printf("  %u -> %u (%s -> %s): %s, latency %.3f us, bottleneck %s\n", line.src, line.dst, line.src_host.c_str(),
+  for (const auto& line : r.routes) {
+    std::printf("  %u -> %u (%s -> %s): %s, latency %.3f us, bottleneck %s", line.src, line.dst, line.src_host.c_str(),
                 line.dst_host.c_str(), std::string(platforms::to_string(line.route.kind)).c_str(),
                 line.route.latency_s * 1e6, rate(line.route.bandwidth_Bps).c_str());
+    if (line.route.group_exit_Bps > 0)
+      std::printf(", out of its pod through %s shared by all that leaves it", rate(line.route.group_exit_Bps).c_str());
+    std::printf("\n");
+  }
 }
 
 nlohmann::ordered_json report_json(const platforms::PlatformReport& r) {
@@ -97,7 +101,8 @@ nlohmann::ordered_json report_json(const platforms::PlatformReport& r) {
                       {"dst_host", line.dst_host},
                       {"kind", std::string(platforms::to_string(line.route.kind))},
                       {"latency_s", line.route.latency_s},
-                      {"bottleneck_Bps", line.route.bandwidth_Bps}});
+                      {"bottleneck_Bps", line.route.bandwidth_Bps},
+                      {"group_exit_Bps", line.route.group_exit_Bps}});
   return {{"platform", r.description}, {"gpus", r.gpus}, {"nodes", nodes}, {"routes", routes}};
 }
 

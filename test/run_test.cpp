@@ -426,7 +426,11 @@ TEST_CASE("platform info shows the GPU index and routes as the engine sees them"
   CHECK(r.out.find("0 -> 7 (gpu0 -> gpu7): nvlink, latency 1.000 us, bottleneck 100.0 GB/s") != std::string::npos);
   const auto preset = run_cli("platform info --preset dgx-a100 --nodes 2 --nic_latency 2us");
   REQUIRE(preset.code == 0);
-  CHECK(preset.out.find("0 -> 8 (node0-gpu0 -> node1-gpu0): network, latency 4.130 us, bottleneck 25.0 GB/s") != std::string::npos);
+  CHECK(preset.out.find("0 -> 8 (node0-gpu0 -> node1-gpu0): network, latency 4.130 us, bottleneck 25.0 GB/s\n") != std::string::npos);
+  // Across pods (32 nodes each), the pod's up-link: 32 nodes x 8 NICs x 25 GB/s / 4.
+  const auto pods = run_cli("platform info --preset dgx-a100 --nodes 34 --oversubscription 4 --route 0,256");
+  REQUIRE(pods.code == 0);
+  CHECK(pods.out.find("bottleneck 25.0 GB/s, out of its pod through 1600.0 GB/s shared by all that leaves it") != std::string::npos);
   CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0,9").err.find("GPUs are numbered 0 to 7") !=
         std::string::npos);
   CHECK(run_cli("platform info examples/platforms/one_node_8gpu.xml --route 0-9").code == 2);
