@@ -221,6 +221,7 @@ const std::vector<Figure>& figures() {
       {"nic_latency", "GPU through NIC to leaf switch latency, e.g. 1us"},
       {"switch_latency", "Latency of one switch traversal, e.g. 130ns"},
       {"oversubscription", "Fat-tree oversubscription (leaf down / up capacity), e.g. 2"},
+      {"pod_nodes", "Nodes under one set of leaf switches (a pod; its up-link is their NICs / oversubscription), e.g. 16"},
       {"gpu_nic_path", "PCIe path from a GPU to its NIC as NCCL names it: pix, pxb, phb (host bridge) or sys"},
       {"gpu_speed_spread", "Standard deviation of the GPUs' sustained speed, a fraction of the median GPU's, e.g. 0.012"},
       {"nodes", "Number of nodes"},
@@ -306,6 +307,8 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
     spec.nics_per_node = parse_count(key, value, origin);
   } else if (key == "nodes") {
     spec.nodes = parse_count(key, value, origin);
+  } else if (key == "pod_nodes") {
+    spec.pod_nodes = parse_count(key, value, origin);
   } else if (key == "nvlink_bw" || key == "nic_bw") {
     check_unit(key, value, origin, true);
     (key == "nvlink_bw" ? spec.nvlink_bw : spec.nic_bw) = value;

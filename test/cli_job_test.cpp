@@ -117,6 +117,10 @@ TEST_CASE("platform mistakes") {
             .find("`factor` must be a number, got 'nan'") != std::string::npos);
   CHECK(error_of("platform: {preset: dgx-a100, nics_per_node: 3}\nworkload: {trace: t.pb}\n").find("and gpus_per_node (8) do not divide each other") !=
         std::string::npos);
+  for (const char* pods : {"0", "-4", "16.5", "many"})
+    CHECK_MESSAGE(error_of(std::string("platform: {preset: dgx-a100, pod_nodes: ") + pods + "}\nworkload: {trace: t.pb}\n")
+                          .find("`pod_nodes` must be a positive integer") != std::string::npos,
+                  pods);
   CHECK(error_of("platform: {file: a.xml, preset: dgx-a100}\nworkload: {trace: t.pb}\n").find("exactly one of `file` and `preset`") !=
         std::string::npos);
   CHECK(error_of("platform: {file: a.xml, nodes: 2}\nworkload: {trace: t.pb}\n").find("only applies to a preset") != std::string::npos);

@@ -288,6 +288,14 @@ TEST_CASE("a route out of a pod names the pod's up-link, which every GPU leaving
   CHECK_FALSE(j["routes"][0]["same_group"].get<bool>());
   // The second pod's up-link is sized for a full pod too (the spine was built for it).
   CHECK(j["routes"][1]["group_exit_Bps"].get<double>() == test::Approx(3.2e12));
+  // Smaller pods: node 20 is in the second of pods of 16, its up-link 16 x 8 x 50 GB/s / 4.
+  auto small = platforms::preset("dgx-h100", 34);
+  platforms::override_figure(small, "oversubscription", "4", "test");
+  platforms::override_figure(small, "pod_nodes", "16", "test");
+  platforms::PlatformSource small_pods;
+  small_pods.spec = small;
+  const auto k = inspect(small_pods, {{0, 20 * 8}});
+  CHECK(k["routes"][0]["group_exit_Bps"].get<double>() == test::Approx(1.6e12));
   // Inside a pod: no way out taken.
   CHECK(j["routes"][2]["group_exit_Bps"].get<double>() == 0.0);
   CHECK(j["routes"][3]["group_exit_Bps"].get<double>() == 0.0);
