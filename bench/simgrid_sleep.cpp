@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <string>
 
 namespace sg4 = simgrid::s4u;
 

@@ -62,9 +62,9 @@ private:
   std::vector<std::uint32_t> group_, out_, in_;
 };
 
-double crossing_send_Bps(const PlannedCall& p, const platforms::Route& route, const GroupRounds& rounds, std::uint32_t m,
-                         std::uint32_t peer) {
-  const double own = send_Bps(p, route);
+// `own`: send_Bps on `route`, which a caller timing many sends on alike routes works out once.
+double crossing_send_Bps(const PlannedCall& p, const platforms::Route& route, double own, const GroupRounds& rounds,
+                         std::uint32_t m, std::uint32_t peer) {
   if (!p.costs.split_group_exits || route.group_exit_Bps <= 0 || !rounds.crosses(m, peer))
     return own;
   return std::min(own, rounds.share_Bps(m, peer, route.group_exit_Bps * p.costs.efficiency[static_cast<int>(route.kind)]));
@@ -85,7 +85,7 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
     for (std::uint32_t m = 0; m < n; ++m) {
       const std::uint32_t peer = (m + k) % n;
       const platforms::Route route = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
-      const double serialize = static_cast<double>(per_peer) / crossing_send_Bps(p, route, rounds, m, peer);
+      const double serialize = static_cast<double>(per_peer) / crossing_send_Bps(p, route, send_Bps(p, route), rounds, m, peer);
       if (k == 1)
         s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {});
       else
@@ -106,6 +106,7 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
   // another node of the member's group (1), in another group (2). One of each is asked for.
   const auto class_of = [&](std::uint32_t m, std::uint32_t peer) { return p.same_node(m, peer) ? 0 : rounds.crosses(m, peer) ? 2 : 1; };
   platforms::Route route[3];
+  double own_Bps[3] = {0, 0, 0};
   bool known[3] = {false, false, false};
   // A member's sends go one after the other; each arrives a latency after it left.
   std::vector<double> left(n, 0.0);
@@ -118,10 +119,11 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
       const int c = class_of(m, peer);
       if (!known[c]) {
         route[c] = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
+        own_Bps[c] = send_Bps(p, route[c]);
         known[c] = true;
       }
       const platforms::Route& r = route[c];
-      left[m] += static_cast<double>(per_peer) / crossing_send_Bps(p, r, rounds, m, peer);
+      left[m] += static_cast<double>(per_peer) / crossing_send_Bps(p, r, own_Bps[c], rounds, m, peer);
       slowest = std::max(slowest, left[m] + p.costs.hop(r.kind));
     }
   }
