@@ -37,6 +37,8 @@ void Schedule::finalize() {
   const std::size_t n = steps_.size();
   Index ix;
   ix.dependents_begin.assign(n + 1, 0);
+  ix.streamed_begin.assign(n + 1, 0);
+  ix.streams_in.assign(n, 0);
   ix.waiting_begin.assign(members_ + 1, 0);
   ix.involved.assign(members_, 0);
   ix.gates.assign(n, 0);
@@ -45,7 +47,12 @@ void Schedule::finalize() {
   for (std::size_t i = 0; i < n; ++i) {
     const Step& s = steps_[i];
     for (const StepDep& d : deps(s))
-      ++ix.dependents_begin[d.step + 1];
+      if (d.kind == DepKind::stream) {
+        ++ix.streamed_begin[d.step + 1];
+        ++ix.streams_in[i];
+      } else {
+        ++ix.dependents_begin[d.step + 1];
+      }
     ++ix.waiting_begin[s.member + 1];
     if (s.rendezvous)
       ++ix.waiting_begin[s.peer + 1];
@@ -53,19 +60,23 @@ void Schedule::finalize() {
     ++ix.involved[s.peer];
     ix.gates[i] = (s.dep_end - s.dep_begin) + 1 + (s.rendezvous ? 1 : 0);
   }
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
     ix.dependents_begin[i + 1] += ix.dependents_begin[i];
+    ix.streamed_begin[i + 1] += ix.streamed_begin[i];
+  }
   for (std::uint32_t m = 0; m < members_; ++m)
     ix.waiting_begin[m + 1] += ix.waiting_begin[m];
 
   ix.dependents.resize(ix.dependents_begin[n]);
+  ix.streamed.resize(ix.streamed_begin[n]);
   ix.waiting.resize(ix.waiting_begin[members_]);
   std::vector<std::uint32_t> fill_dep(ix.dependents_begin.begin(), ix.dependents_begin.end() - 1);
+  std::vector<std::uint32_t> fill_stream(ix.streamed_begin.begin(), ix.streamed_begin.end() - 1);
   std::vector<std::uint32_t> fill_wait(ix.waiting_begin.begin(), ix.waiting_begin.end() - 1);
   for (std::uint32_t i = 0; i < n; ++i) {
     const Step& s = steps_[i];
     for (const StepDep& d : deps(s))
-      ix.dependents[fill_dep[d.step]++] = i;
+      (d.kind == DepKind::stream ? ix.streamed[fill_stream[d.step]++] : ix.dependents[fill_dep[d.step]++]) = i;
     ix.waiting[fill_wait[s.member]++] = i;
     if (s.rendezvous)
       ix.waiting[fill_wait[s.peer]++] = i;

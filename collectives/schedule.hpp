@@ -89,7 +89,9 @@ public:
 
   // Reverse indices for timing the schedule as members arrive; built once by finalize().
   struct Index {
-    std::vector<std::uint32_t> dependents_begin, dependents;        // CSR: steps that depend on step i
+    std::vector<std::uint32_t> dependents_begin, dependents;        // CSR: steps with a data or order dependency on step i
+    std::vector<std::uint32_t> streamed_begin, streamed;            // CSR: steps with a stream dependency on step i
+    std::vector<std::uint32_t> streams_in;                          // per step: its stream dependencies
     std::vector<std::uint32_t> waiting_begin, waiting;              // CSR: steps waiting for member m to arrive
     std::vector<std::uint32_t> involved;                            // steps where member m sends or receives
     std::vector<std::uint32_t> gates;                               // per step: arrivals + deps it waits for

@@ -11,6 +11,8 @@ ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule, 
   gates_ = ix.gates;
   start_s_.assign(schedule_->steps().size(), 0.0);
   left_s_.assign(schedule_->steps().size(), 0.0);
+  streams_open_ = ix.streams_in;
+  fixed_.assign(schedule_->steps().size(), 0);
   arrival_s_.assign(members, -1.0);
   finish_s_.assign(members, 0.0);
   involved_left_ = ix.involved;
@@ -51,7 +53,13 @@ std::uint32_t ScheduleRun::commit(std::uint32_t step, double serialize_s, std::v
 }
 
 void ScheduleRun::drain(std::vector<std::uint32_t>& finished) {
-  while (!worklist_.empty()) {
+  while (!worklist_.empty() || !completable_.empty()) {
+    if (!completable_.empty()) {
+      const std::uint32_t step = completable_.back();
+      completable_.pop_back();
+      complete(step, finished);
+      continue;
+    }
     const std::uint32_t step = worklist_.back();
     worklist_.pop_back();
     resolve(step, finished);
@@ -65,20 +73,19 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
   if (s.rendezvous)
     start = std::max(start, arrival_s_[s.peer]);
   start += schedule_->base_latency_s();
-  double left_floor = 0.0;
   for (const collectives::StepDep& d : schedule_->deps(s)) {
     const collectives::Step& dep = steps[d.step];
     switch (d.kind) {
     case collectives::DepKind::data: start = std::max(start, left_s_[d.step] + dep.latency_s); break;
     case collectives::DepKind::order: start = std::max(start, left_s_[d.step]); break;
-    case collectives::DepKind::stream:
-      start = std::max(start, start_s_[d.step] + dep.unit_s + dep.latency_s);
-      left_floor = std::max(left_floor, left_s_[d.step] + dep.latency_s + s.unit_s);
-      break;
+    case collectives::DepKind::stream: start = std::max(start, start_s_[d.step] + dep.unit_s + dep.latency_s); break;
     }
   }
   start_s_[step] = start;
-  left_s_[step] = left_floor;
+  const auto& ix = schedule_->index();
+  for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k)
+    if (--gates_[ix.streamed[k]] == 0)
+      worklist_.push_back(ix.streamed[k]);
   std::optional<double> serialize = s.serialize_s;
   if (gate_ != nullptr && !(serialize = gate_->admit(step, start, s.serialize_s)))
     return;  // the gate commits it later
@@ -86,8 +93,19 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
 }
 
 void ScheduleRun::fix(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished) {
-  const collectives::Step& s = schedule_->steps()[step];
-  const double left = std::max(start_s_[step] + serialize_s, left_s_[step]);
+  left_s_[step] = start_s_[step] + serialize_s;
+  fixed_[step] = 1;
+  if (streams_open_[step] == 0)
+    complete(step, finished);
+}
+
+void ScheduleRun::complete(std::uint32_t step, std::vector<std::uint32_t>& finished) {
+  const auto& steps = schedule_->steps();
+  const collectives::Step& s = steps[step];
+  double left = left_s_[step];
+  for (const collectives::StepDep& d : schedule_->deps(s))
+    if (d.kind == collectives::DepKind::stream)
+      left = std::max(left, left_s_[d.step] + steps[d.step].latency_s + s.unit_s);
   left_s_[step] = left;
   ++resolved_;
   // A symmetric schedule's member also receives, as its peer does, at left + latency.
@@ -102,6 +120,11 @@ void ScheduleRun::fix(std::uint32_t step, double serialize_s, std::vector<std::u
   for (std::uint32_t k = ix.dependents_begin[step]; k < ix.dependents_begin[step + 1]; ++k)
     if (--gates_[ix.dependents[k]] == 0)
       worklist_.push_back(ix.dependents[k]);
+  for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k) {
+    const std::uint32_t next = ix.streamed[k];
+    if (--streams_open_[next] == 0 && fixed_[next] != 0)
+      completable_.push_back(next);
+  }
 }
 
 void ScheduleRun::settle_member(std::uint32_t member, std::vector<std::uint32_t>& finished) {

@@ -8,6 +8,11 @@
 // A StepGate may hold a step back once its start is known (to time it against other calls
 // sharing its link); it then commits the step later, with the serialization time it decided.
 //
+// A step that streams from another starts once the other has started (its first unit arrives a
+// unit and a hop later), not once the other is timed: a gate that times steps as they run (the
+// `flow` fidelity's SimGrid flows) sees a chain of forwarding steps run at once, as they do. Its
+// end waits for the other's too (it forwards the last unit after it came).
+//
 // No SimGrid here: the engine calls arrive() at the simulated time of each arrival.
 #include "collectives/schedule.hpp"
 
@@ -49,6 +54,7 @@ public:
 private:
   void resolve(std::uint32_t step, std::vector<std::uint32_t>& finished);
   void fix(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished);
+  void complete(std::uint32_t step, std::vector<std::uint32_t>& finished);
   void drain(std::vector<std::uint32_t>& finished);
   void settle_member(std::uint32_t member, std::vector<std::uint32_t>& finished);
 
@@ -56,8 +62,11 @@ private:
   StepGate* gate_ = nullptr;
   std::vector<std::uint32_t> gates_;         // per step: gates still closed
   std::vector<double> start_s_;              // per step, once resolved
-  std::vector<double> left_s_;               // per step: when its last byte has left (or, while
-                                             // held back by the gate, the earliest it may)
+  std::vector<double> left_s_;               // per step: when its last byte has left (once fixed,
+                                             // before its stream dependencies are: its own end)
+  std::vector<std::uint32_t> streams_open_;  // per step: stream dependencies not completed yet
+  std::vector<std::uint8_t> fixed_;          // per step: its serialization time is known
+  std::vector<std::uint32_t> completable_;   // fixed steps whose last stream dependency completed
   std::vector<double> arrival_s_;            // per member, -1 until it arrives
   std::vector<double> finish_s_;             // per member: latest leave / arrival of its steps
   std::vector<std::uint32_t> involved_left_; // per member: its steps not resolved yet

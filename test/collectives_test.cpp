@@ -455,3 +455,57 @@ TEST_CASE("PAT AllGather as Bruck's rounds: ceil(log2 n) rounds moving (n-1)/n B
   CHECK(slowest(s) == test::Approx(100e-6 + 3 * 2e-6));
   CHECK(*collectives::PatAlgorithm().closed_form_s(p.view()) == test::Approx(slowest(s)));
 }
+
+namespace {
+
+// A gate that holds every step back, as a network model timing steps as they run does, and
+// remembers what had been committed when each step was admitted.
+struct HoldingGate final : core::StepGate {
+  struct Admitted {
+    std::uint32_t step;
+    double start_s, serialize_s;
+    std::size_t committed_before;
+  };
+  std::vector<Admitted> admitted;
+  std::size_t committed = 0;
+  std::optional<double> admit(std::uint32_t step, double start_s, double serialize_s) override {
+    admitted.push_back({step, start_s, serialize_s, committed});
+    return std::nullopt;
+  }
+};
+
+} // namespace
+
+TEST_CASE("a step that streams from another starts when the other starts, not when a holding gate has timed it") {
+  // Two nodes of four: each tree's chain inside a node is a run of forwarding (stream) steps.
+  const Planned p(call_of(Op::all_reduce, 64 << 20, 8), nodes_of(2, 4), 5e-6, 1e-6, 10e-6, 40e9);
+  const auto schedule = std::make_shared<const collectives::Schedule>(collectives::TreeAlgorithm().build(p.view()));
+  const double ungated = core::uncontended_time_s(*schedule);
+
+  HoldingGate gate;
+  core::ScheduleRun run(schedule, &gate);
+  std::vector<std::uint32_t> finished;
+  for (std::uint32_t m = 0; m < 8; ++m)
+    run.arrive(m, 0.0, finished);
+  // Commit the held steps in start order, each at its own time, as flows that never meet would.
+  std::size_t next = 0;
+  while (next < gate.admitted.size()) {
+    std::stable_sort(gate.admitted.begin() + static_cast<std::ptrdiff_t>(next), gate.admitted.end(),
+                     [](const auto& a, const auto& b) { return a.start_s < b.start_s; });
+    const auto a = gate.admitted[next++];
+    ++gate.committed;
+    run.commit(a.step, a.serialize_s, finished);
+  }
+  REQUIRE(run.all_resolved());
+  CHECK(gate.admitted.size() == schedule->steps().size());
+  // Every chain's second step was admitted before its first was timed.
+  const auto streams = [&](const HoldingGate::Admitted& a) {
+    const auto deps = schedule->deps(schedule->steps()[a.step]);
+    return std::any_of(deps.begin(), deps.end(), [](const auto& d) { return d.kind == DepKind::stream; });
+  };
+  CHECK(std::any_of(gate.admitted.begin(), gate.admitted.end(),
+                    [&](const auto& a) { return streams(a) && a.committed_before == 0; }));
+  // And the held run ends exactly where the ungated one does: each forwarding step still ends a
+  // unit after its upstream's last unit came.
+  CHECK(run.last_finish_s() == test::Approx(ungated).epsilon(1e-12));
+}
