@@ -36,11 +36,13 @@ bool same_call(const ProgramTask& a, const ProgramTask& b) {
 }
 
 
+std::array<double, 3> link_efficiency(const collectives::Calibration& c) { return {c.efficiency[0], c.efficiency[1], c.efficiency[2]}; }
+
 } // namespace
 
 CallMatcher::CallMatcher(const workloads::Workload& workload, const collectives::CollectiveModel& model,
                          const platforms::Cluster& platform, const network::NetworkModelInfo& network)
-    : workload_(workload), mutex_(sg4::Mutex::create()), network_(network.make(network::NetworkContext{platform, mutex_})),
+    : workload_(workload), mutex_(sg4::Mutex::create()), network_(network.make(network::NetworkContext{platform, mutex_, link_efficiency(model.calibration())})),
       plans_(workload, model, network.runs_steps), platform_(platform), sender_links_only_(network.sender_links_only) {}
 
 void CallMatcher::start(Call& call, const CallPlan& plan, std::shared_ptr<const collectives::Schedule> timed) {

@@ -63,9 +63,11 @@ std::unique_ptr<sg4::Engine> make_engine(std::uint32_t actors_hint) {
   sg4::Engine::set_config(actors_hint > 4096 ? "contexts/stack-size:64" : "contexts/stack-size:128");
   sg4::Engine::set_config("contexts/guard-size:0");
   // `flow` fidelity: links as the platform states them, no TCP corrections (CM02 has no latency
-  // or bandwidth factors; no congestion window cap, no reverse ACK traffic).
+  // or bandwidth factors; no reverse ACK traffic). No congestion window cap either: CM02 bounds a
+  // flow by TCP-gamma / (2 x latency), and a gamma of 0 there means no bound at all, a flow's own
+  // rate cap included (min(rate, 0)); a window far beyond any link keeps the caps.
   sg4::Engine::set_config("network/model:CM02");
-  sg4::Engine::set_config("network/TCP-gamma:0");
+  sg4::Engine::set_config("network/TCP-gamma:1e30");
   sg4::Engine::set_config("network/crosstraffic:0");
   return engine;
 }

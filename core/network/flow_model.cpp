@@ -5,10 +5,14 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace echo::core::network {
@@ -19,7 +23,8 @@ namespace {
 
 class FlowModel final : public NetworkModel {
 public:
-  explicit FlowModel(const NetworkContext& context) : platform_(context.platform), mutex_(context.mutex), links_(context.platform) {}
+  explicit FlowModel(const NetworkContext& context)
+      : platform_(context.platform), mutex_(context.mutex), efficiency_(context.link_efficiency), links_(context.platform) {}
 
   void open(NetworkCall& call) override { open_[call.id()] = &links_.of(call.schedule(), call.gpus()); }
   void close(NetworkCall& call) override { open_.erase(call.id()); }
@@ -55,25 +60,73 @@ private:
     }
     if (pairs.empty())
       pairs.emplace_back(from, to);
-    // Each flow is sized to take the step's own time alone on its route; SimGrid's sharing slows
-    // it when others use the same links.
+    // Each flow asks for the rate of the wire the step's cost gives it: its share of the step's
+    // bytes over the step's time, over the payload's share of the link (the calibrated link
+    // efficiency: a step at that share fills its link). It carries that rate times the step's
+    // time, so alone it takes exactly the step's time. A schedule runs several of its own steps
+    // over one link at once (a tree's up and down streams), each costed with the others on the
+    // link already: at the route's full rate those flows would contend among themselves a second
+    // time (a one-node tree AllReduce took 5x its `steps` time). Capped at their own rates, they
+    // slow only when the link's capacity runs out, which is when other traffic shares it.
     std::vector<sg4::CommPtr> flows;
     double route_latency_s = 0.0;
+    const double step_Bps =
+        serialize_s > 0.0 ? static_cast<double>(st.bytes) / static_cast<double>(pairs.size()) / serialize_s : 0.0;
     for (const auto& [g, h] : pairs) {
       const platforms::Route r = platform_.route(g, h);
       route_latency_s = std::max(route_latency_s, r.latency_s);
-      const auto bytes = static_cast<std::uint64_t>(std::ceil(serialize_s * r.bandwidth_Bps));
-      flows.push_back(sg4::Comm::sendto_async(platform_.gpus()[g].host, platform_.gpus()[h].host, std::max<std::uint64_t>(1, bytes)));
+      const double wire_Bps = step_Bps / efficiency_[static_cast<int>(r.kind)];
+      const bool capped = wire_Bps > 0.0 && wire_Bps < r.bandwidth_Bps;
+      const double rate = capped ? wire_Bps : r.bandwidth_Bps;
+      const auto bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(serialize_s * rate)));
+      sg4::CommPtr flow = inbox(h)->put_init(&payload_, bytes);
+      if (capped)
+        flow->set_rate(rate);
+      flows.push_back(flow->start());
     }
-    for (auto& f : flows)
+    for (auto& f : flows) {
       f->wait();
+      drain(f);
+    }
     const double took = std::max(0.0, sg4::Engine::get_clock() - start_s - route_latency_s);
     std::unique_lock lock(*mutex_);
     call.commit(step, took);
   }
 
+  // A GPU's mailbox for the flows sent to it. A flow with a rate cap has to be a mailbox
+  // communication (SimGrid 3.32 leaves host-to-host ones started at creation, and set_rate then
+  // refuses); a daemon on the GPU's host is the mailbox's permanent receiver, so a flow moves as
+  // soon as it is sent, as a host-to-host one would.
+  sg4::Mailbox* inbox(std::uint32_t gpu) {
+    if (inboxes_.empty())
+      inboxes_.resize(platform_.gpus().size(), nullptr);
+    if (inboxes_[gpu] != nullptr)
+      return inboxes_[gpu];
+    // Creating an actor yields to the engine, and another step may ask for this inbox meanwhile:
+    // the box is handed out only once its receiver is set (a flow sent before that would wait
+    // for a get that never comes). Two steps may then both make a receiver; the spare sleeps.
+    sg4::Mailbox* box = sg4::Mailbox::by_name("flows to gpu " + std::to_string(gpu));
+    sg4::ActorPtr receiver = sg4::Actor::create("flows in", platform_.gpus()[gpu].host, [] {
+      // Asleep, not suspended: SimGrid suspends the communications of a suspended actor.
+      sg4::Actor::self()->daemonize();
+      sg4::this_actor::sleep_until(std::numeric_limits<double>::max());
+    });
+    box->set_receiver(receiver);
+    inboxes_[gpu] = box;
+    return box;
+  }
+  // A permanent receiver's mailbox keeps every finished flow until someone takes it: take the
+  // one just finished (or one like it) so the queue does not grow with the run.
+  void drain(const sg4::CommPtr& flow) {
+    if (sg4::Mailbox* box = flow->get_mailbox(); box != nullptr && box->ready())
+      box->get<int>();
+  }
+
   const platforms::Cluster& platform_;
   sg4::MutexPtr mutex_;
+  std::array<double, 3> efficiency_;  // by platforms::LinkKind
+  std::vector<sg4::Mailbox*> inboxes_;
+  int payload_ = 0;
   StepLinksCache links_;
   std::unordered_map<std::uint64_t, const StepLinks*> open_;
 };

@@ -13,6 +13,7 @@
 
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,6 +49,10 @@ public:
 struct NetworkContext {
   const platforms::Cluster& platform;
   simgrid::s4u::MutexPtr mutex;  // held by the engine whenever it calls the model
+  // By platforms::LinkKind: the fraction of a link's speed a step's payload gets, the rest being
+  // what the transfer itself spends on the wire (the collective model's calibrated link
+  // efficiency). A step at that fraction of its link's speed fills the link.
+  std::array<double, 3> link_efficiency = {1.0, 1.0, 1.0};
 };
 
 class NetworkModel {
