@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -30,22 +31,51 @@ public:
   void close(NetworkCall& call) override { open_.erase(call.id()); }
 
   std::optional<double> admit(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) override {
-    NetworkCall* c = &call;
-    const std::uint32_t gpu = call.gpus()[call.schedule()->steps()[step].member];
-    sg4::Actor::create("step", platform_.gpus()[gpu].host,
-                       [this, c, step, start_s, serialize_s] { run_as_flows(*c, step, start_s, serialize_s); });
+    const collectives::Step& st = call.schedule()->steps()[step];
+    const auto pairs = rails_of(call, step);
+    // Each flow asks for the rate of the wire the step's cost gives it: its share of the step's
+    // bytes over the step's time, over the payload's share of the link (the calibrated link
+    // efficiency: a step at that share fills its link). It carries that rate times the step's
+    // time, so alone it takes exactly the step's time. A schedule runs several of its own steps
+    // over one link at once (a tree's up and down streams), each costed with the others on the
+    // link already: at the route's full rate those flows would contend among themselves a second
+    // time (a one-node tree AllReduce took 5x its `steps` time). Capped at their own rates, they
+    // slow only when the link's capacity runs out, which is when other traffic shares it.
+    const double step_Bps =
+        serialize_s > 0.0 ? static_cast<double>(st.bytes) / static_cast<double>(pairs.size()) / serialize_s : 0.0;
+    auto running = std::make_shared<Running>(Running{&call, step, start_s, static_cast<std::uint32_t>(pairs.size()), 0.0});
+    for (const auto& [g, h] : pairs) {
+      const platforms::Route r = platform_.route(g, h);
+      running->route_latency_s = std::max(running->route_latency_s, r.latency_s);
+      const double wire_Bps = step_Bps / efficiency_[static_cast<int>(r.kind)];
+      const bool capped = wire_Bps > 0.0 && wire_Bps < r.bandwidth_Bps;
+      const double rate = capped ? wire_Bps : r.bandwidth_Bps;
+      const auto bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(serialize_s * rate)));
+      // A mailbox communication leaves from its sender's host: each flow gets its own actor on
+      // the GPU it leaves from.
+      sg4::Actor::create("flow", platform_.gpus()[g].host, [this, running, to = h, bytes, capped, rate] {
+        run_flow(*running, to, bytes, capped ? rate : -1.0);
+      });
+    }
     return std::nullopt;
   }
 
 private:
-  // The step as SimGrid communications, one per rail across nodes; commits it when done.
-  void run_as_flows(NetworkCall& call, std::uint32_t step, double start_s, double serialize_s) {
-    sg4::this_actor::sleep_until(start_s);
+  // A step whose flows are under way; the last one to end commits it.
+  struct Running {
+    NetworkCall* call;
+    std::uint32_t step;
+    double start_s;
+    std::uint32_t flows_left;
+    double route_latency_s;
+  };
+
+  // Across nodes, one flow per NIC the step leaves through (step_links: as many of the call's as
+  // its time needs), rail k from the sender node's GPU on NIC k to the receiver node's GPU on NIC
+  // k. Inside a node, one flow.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> rails_of(NetworkCall& call, std::uint32_t step) const {
     const collectives::Step& st = call.schedule()->steps()[step];
     const std::uint32_t from = call.gpus()[st.member], to = call.gpus()[st.peer];
-    // Across nodes, one flow per NIC the step leaves through (step_links: as many of the call's
-    // as its time needs), rail k from the sender node's GPU on NIC k to the receiver node's GPU on
-    // NIC k. Inside a node, one flow.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     const std::uint32_t a = platform_.node_of(from), b = platform_.node_of(to);
     if (a != b) {
@@ -60,37 +90,21 @@ private:
     }
     if (pairs.empty())
       pairs.emplace_back(from, to);
-    // Each flow asks for the rate of the wire the step's cost gives it: its share of the step's
-    // bytes over the step's time, over the payload's share of the link (the calibrated link
-    // efficiency: a step at that share fills its link). It carries that rate times the step's
-    // time, so alone it takes exactly the step's time. A schedule runs several of its own steps
-    // over one link at once (a tree's up and down streams), each costed with the others on the
-    // link already: at the route's full rate those flows would contend among themselves a second
-    // time (a one-node tree AllReduce took 5x its `steps` time). Capped at their own rates, they
-    // slow only when the link's capacity runs out, which is when other traffic shares it.
-    std::vector<sg4::CommPtr> flows;
-    double route_latency_s = 0.0;
-    const double step_Bps =
-        serialize_s > 0.0 ? static_cast<double>(st.bytes) / static_cast<double>(pairs.size()) / serialize_s : 0.0;
-    for (const auto& [g, h] : pairs) {
-      const platforms::Route r = platform_.route(g, h);
-      route_latency_s = std::max(route_latency_s, r.latency_s);
-      const double wire_Bps = step_Bps / efficiency_[static_cast<int>(r.kind)];
-      const bool capped = wire_Bps > 0.0 && wire_Bps < r.bandwidth_Bps;
-      const double rate = capped ? wire_Bps : r.bandwidth_Bps;
-      const auto bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(serialize_s * rate)));
-      sg4::CommPtr flow = inbox(h)->put_init(&payload_, bytes);
-      if (capped)
-        flow->set_rate(rate);
-      flows.push_back(flow->start());
-    }
-    for (auto& f : flows) {
-      f->wait();
-      drain(f);
-    }
-    const double took = std::max(0.0, sg4::Engine::get_clock() - start_s - route_latency_s);
+    return pairs;
+  }
+
+  void run_flow(Running& running, std::uint32_t to, std::uint64_t bytes, double rate) {
+    sg4::this_actor::sleep_until(running.start_s);
+    sg4::CommPtr flow = inbox(to)->put_init(&payload_, bytes);
+    if (rate > 0.0)
+      flow->set_rate(rate);
+    flow->start()->wait();
+    drain(flow);
+    if (--running.flows_left > 0)
+      return;
+    const double took = std::max(0.0, sg4::Engine::get_clock() - running.start_s - running.route_latency_s);
     std::unique_lock lock(*mutex_);
-    call.commit(step, took);
+    running.call->commit(running.step, took);
   }
 
   // A GPU's mailbox for the flows sent to it. A flow with a rate cap has to be a mailbox

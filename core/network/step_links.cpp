@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace echo::core::network {
 
@@ -38,6 +39,10 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
                              members_on_nic[{node, nic}];
   }
   std::vector<std::uint32_t> rails;
+  // How many steps from a member to a peer on another node came before: a member's concurrent
+  // sends to one peer (a double binary tree's two trees, each half the bytes on its own
+  // channels) leave on different rails, as NCCL's channels spread over the NICs.
+  std::unordered_map<std::uint64_t, std::uint32_t> sends_to_peer;
   for (const collectives::Step& st : schedule.steps()) {
     links.begin.push_back(static_cast<std::uint32_t>(links.ids.size()));
     const std::uint32_t from = gpus[st.member], to = gpus[st.peer];
@@ -55,10 +60,13 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
     // share, on its own NIC.
     rails = nics_of_node[node];
     std::rotate(rails.begin(), std::find(rails.begin(), rails.end(), member_nic[st.member]), rails.end());
-    if (here.nic_Bps > 0 && st.serialize_s > 0) {
-      const double needed = std::ceil(static_cast<double>(st.bytes) / (st.serialize_s * here.nic_Bps) - 1e-9);
-      rails.resize(static_cast<std::size_t>(std::clamp(needed, 1.0, static_cast<double>(rails.size()))));
-    }
+    std::size_t needed = rails.size();
+    if (here.nic_Bps > 0 && st.serialize_s > 0)
+      needed = static_cast<std::size_t>(std::clamp(
+          std::ceil(static_cast<double>(st.bytes) / (st.serialize_s * here.nic_Bps) - 1e-9), 1.0, static_cast<double>(rails.size())));
+    const std::uint32_t earlier = sends_to_peer[std::uint64_t{st.member} * schedule.members() + st.peer]++;
+    std::rotate(rails.begin(), rails.begin() + static_cast<std::ptrdiff_t>((earlier * needed) % rails.size()), rails.end());
+    rails.resize(needed);
     for (std::uint32_t nic : rails)
       links.ids.push_back(LinkLoad::nic(node, nic));
   }
