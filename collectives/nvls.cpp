@@ -49,15 +49,22 @@ Schedule NvlsAlgorithm::build(const PlannedCall& p) const {
     return step;
   };
   // One switch hop in every node: each member to each other member of its node. `into[m]`
-  // collects what streams into member m.
+  // collects what streams into member m. Through a GPU's port, of the m - 1 sends of a member
+  // of m: the reducing round's loads read each of its m slices once (m / (m - 1) of the sends'
+  // bytes), the gathering round's multicast stores write its own slice once (1 / (m - 1)).
   auto switch_round = [&](const std::vector<std::vector<StepDep>>& ready, bool reduce) {
     std::vector<std::vector<StepDep>> into(n);
     for (const auto& members : nodes) {
       const std::uint64_t bytes = p.call.bytes / members.size();
+      const auto m = static_cast<float>(members.size());
+      const float share = members.size() > 1 ? (reduce ? m : 1.0f) / (m - 1.0f) : 1.0f;
       for (std::uint32_t a : members)
         for (std::uint32_t b : members)
-          if (a != b)
-            into[b].push_back({add(a, b, bytes, hop, ready[a], reduce), DepKind::stream});
+          if (a != b) {
+            const std::uint32_t step = add(a, b, bytes, hop, ready[a], reduce);
+            s.set_wire_share(step, share);
+            into[b].push_back({step, DepKind::stream});
+          }
     }
     return into;
   };

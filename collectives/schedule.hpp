@@ -41,7 +41,14 @@ struct Step {
   bool reduce = false;      // the receiver reduces the data into its buffer
   bool rendezvous = false;  // also waits for the peer to reach the call (send/recv)
   std::uint32_t dep_begin = 0, dep_end = 0;  // range in Schedule::deps()
+  // The share of `bytes` its sender's link really carries, where the step stands for more than a
+  // plain send: NVLS's per-peer steps stand for the switch reducing (multimem loads) and
+  // multicasting (multimem stores), where a GPU's port moves each byte once, not once per peer.
+  // For the `flow` fidelity, which puts the steps on the links as SimGrid flows.
+  float wire_share = 1.0f;
 };
+// A schedule of a 1,024-member ring holds two million steps: the share fits the padding.
+static_assert(sizeof(Step) <= 56);
 
 class Schedule {
 public:
@@ -73,6 +80,7 @@ public:
     deps_.reserve(deps);
   }
   void set_unit(std::uint32_t step, double unit_s) { steps_.at(step).unit_s = unit_s; }
+  void set_wire_share(std::uint32_t step, float share) { steps_.at(step).wire_share = share; }
   void set_base_latency(double seconds) { base_latency_s_ = seconds; }
   double base_latency_s() const { return base_latency_s_; }
 

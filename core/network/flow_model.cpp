@@ -34,8 +34,9 @@ public:
     const collectives::Step& st = call.schedule()->steps()[step];
     const auto pairs = rails_of(call, step);
     // Each flow asks for the rate of the wire the step's cost gives it: its share of the step's
-    // bytes over the step's time, over the payload's share of the link (the calibrated link
-    // efficiency: a step at that share fills its link). It carries that rate times the step's
+    // bytes (of those its link really carries: Step::wire_share) over the step's time, over the
+    // payload's share of the link (the calibrated link efficiency: a step at that share fills
+    // its link). It carries that rate times the step's
     // time, so alone it takes exactly the step's time. A schedule runs several of its own steps
     // over one link at once (a tree's up and down streams), each costed with the others on the
     // link already: at the route's full rate those flows would contend among themselves a second
@@ -47,7 +48,7 @@ public:
     for (const auto& [g, h] : pairs) {
       const platforms::Route r = platform_.route(g, h);
       running->route_latency_s = std::max(running->route_latency_s, r.latency_s);
-      const double wire_Bps = step_Bps / efficiency_[static_cast<int>(r.kind)];
+      const double wire_Bps = step_Bps * st.wire_share / efficiency_[static_cast<int>(r.kind)];
       const bool capped = wire_Bps > 0.0 && wire_Bps < r.bandwidth_Bps;
       const double rate = capped ? wire_Bps : r.bandwidth_Bps;
       const auto bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(serialize_s * rate)));
