@@ -18,7 +18,9 @@ bool same_step(const Step& a, const Step& b) {
 std::optional<Schedule> project_onto_member(const Schedule& schedule, std::uint32_t self) {
   const std::uint32_t n = schedule.members();
   const std::vector<Step>& steps = schedule.steps();
-  if (schedule.is_barrier() || steps.empty() || self >= n)
+  // A schedule that splits a pod's way out between its members asks of that way what all its
+  // crossing members send: one member's steps cannot stand for that.
+  if (schedule.is_barrier() || steps.empty() || self >= n || schedule.group_exits_split())
     return std::nullopt;
   // Each step's position among its member's steps, in the order they were added.
   std::vector<std::uint32_t> position(steps.size());

@@ -79,6 +79,8 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
   const std::uint64_t per_peer = p.call.bytes / n;  // B is the whole send buffer of one member
   s.reserve(std::size_t{n} * (n - 1), std::size_t{n} * (n - 1));
   GroupRounds rounds(p);
+  if (rounds.spans_groups() && p.costs.split_group_exits)
+    s.mark_group_exits_split();
   for (std::uint32_t k = 1; k < n; ++k) {
     if (rounds.spans_groups())
       rounds.start_round(k);

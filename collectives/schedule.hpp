@@ -89,6 +89,11 @@ public:
   void mark_symmetric() { symmetric_ = true; }
   bool symmetric() const { return symmetric_; }
 
+  // Its steps between groups of nodes (pods) are costed with their share of the groups' ways out
+  // (StepCosts::split_group_exits): the engine may share those ways with other calls.
+  void mark_group_exits_split() { group_exits_split_ = true; }
+  bool group_exits_split() const { return group_exits_split_; }
+
   std::uint32_t members() const { return members_; }
   const std::vector<Step>& steps() const { return steps_; }
   std::span<const StepDep> deps(const Step& s) const {
@@ -115,6 +120,7 @@ private:
   double base_latency_s_ = 0.0;
   double barrier_s_ = -1.0;
   bool symmetric_ = false;
+  bool group_exits_split_ = false;
   std::vector<Step> steps_;
   std::vector<StepDep> deps_;
   Index index_;

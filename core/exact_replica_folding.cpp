@@ -60,12 +60,23 @@ bool mirrors_a_simulated_one(const workloads::Workload& w, const platforms::Clus
 
 } // namespace
 
-std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster) {
+std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster,
+                                              bool exchanges) {
   std::map<std::uint32_t, std::uint32_t> members_on_node;
   for (std::uint32_t r : c.ranks)
     ++members_on_node[cluster.node_of(r)];
   const bool across = members_on_node.size() > 1;
   std::vector<std::uint64_t> out;
+  if (exchanges) {
+    std::set<std::uint32_t> groups;
+    for (const auto& [node, members] : members_on_node)
+      groups.insert(cluster.group_of(node));
+    if (groups.size() > 1)
+      for (std::uint32_t g : groups) {
+        out.push_back(LinkLoad::group_link(g, false));
+        out.push_back(LinkLoad::group_link(g, true));
+      }
+  }
   for (std::uint32_t r : c.ranks) {
     const std::uint32_t node = cluster.node_of(r);
     if (members_on_node[node] > 1)
@@ -76,6 +87,37 @@ std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& 
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+std::vector<bool> exchanging_communicators(const workloads::Workload& w) {
+  // Per program, the slots it runs an AllToAll on: programs are few, communicators many.
+  std::vector<std::vector<bool>> slots_of(w.programs.size(), std::vector<bool>(w.slots.size(), false));
+  for (std::size_t p = 0; p < w.programs.size(); ++p)
+    for (const workloads::ProgramTask& t : w.programs[p].tasks)
+      if (t.kind == workloads::TaskKind::collective && t.op == trace::ALL_TO_ALL && t.slot < w.slots.size())
+        slots_of[p][t.slot] = true;
+  std::vector<bool> out(w.communicators.size(), false);
+  for (std::size_t c = 0; c < w.communicators.size(); ++c) {
+    const workloads::CommunicatorDef& def = w.communicators[c];
+    out[c] = std::any_of(def.ranks.begin(), def.ranks.end(),
+                         [&](std::uint32_t r) { return slots_of[w.program_of_rank[r]][def.slot]; });
+  }
+  return out;
+}
+
+bool exchanges_across_groups(const workloads::Workload& w, const platforms::Cluster& cluster) {
+  const std::vector<bool> exchanges = exchanging_communicators(w);
+  for (std::size_t c = 0; c < w.communicators.size(); ++c) {
+    if (!exchanges[c])
+      continue;
+    const auto& ranks = w.communicators[c].ranks;
+    const auto crosses = [&](std::uint32_t r) {
+      return cluster.group_of(cluster.node_of(r)) != cluster.group_of(cluster.node_of(ranks.front()));
+    };
+    if (std::any_of(ranks.begin(), ranks.end(), crosses))
+      return true;
+  }
+  return false;
 }
 
 bool owns_its_nics(const std::vector<std::uint32_t>& ranks, const platforms::Cluster& cluster) {
@@ -107,6 +149,7 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
   if (!probe.sender_links_only || !probe.projects_every_call)
     return false;
   const auto simulated = [&](std::uint32_t r) { return all.representative[r] == r; };
+  const std::vector<bool> exchanges = exchanging_communicators(w);
   enum class Load : std::uint8_t { plain = 1, projected = 2 };
   std::map<LinkLoad::LinkId, std::uint8_t> simulated_load;  // Load flags per link
   std::vector<std::uint32_t> missing;
@@ -127,7 +170,7 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
         return false;
       load = Load::projected;
     }
-    for (LinkLoad::LinkId l : communicator_links(def, cluster))
+    for (LinkLoad::LinkId l : communicator_links(def, cluster, exchanges[c]))
       simulated_load[l] |= static_cast<std::uint8_t>(load);
   }
   std::map<std::int32_t, std::vector<std::uint64_t>> links_of_image;  // many communicators share an image
@@ -138,10 +181,11 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
     const std::int32_t image = image_communicator(w, all, c);
     auto [cached, fresh] = links_of_image.try_emplace(image);
     if (fresh && image >= 0)
-      cached->second = communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster);
+      cached->second = communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster,
+                                          exchanges[static_cast<std::size_t>(image)]);
     const std::vector<std::uint64_t>& image_links = cached->second;
     bool meets_projected = false;
-    for (LinkLoad::LinkId l : communicator_links(def, cluster)) {
+    for (LinkLoad::LinkId l : communicator_links(def, cluster, exchanges[c])) {
       if (std::binary_search(image_links.begin(), image_links.end(), l))
         continue;
       const auto it = simulated_load.find(l);

@@ -35,8 +35,16 @@ namespace echo::core {
 // The links a call on `c` can load, as core/network/step_links.cpp lays its steps out (ids as
 // network::LinkLoad numbers them): each member's GPU link where another member shares its node,
 // each member's NIC where the call spans nodes (a step across nodes may take any NIC the call's
-// members use there). Sorted, each once.
-std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster);
+// members use there), and where `exchanges` (the communicator runs an AllToAll, whose schedule
+// splits the ways out of groups of nodes: Schedule::group_exits_split) the ways out of and into
+// each group of nodes it spans, if more than one. Sorted, each once.
+std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster,
+                                              bool exchanges = false);
+
+// Per communicator of `w`: whether any of its members runs an AllToAll on it.
+std::vector<bool> exchanging_communicators(const workloads::Workload& w);
+// Whether a communicator that runs an AllToAll spans more than one group of nodes.
+bool exchanges_across_groups(const workloads::Workload& w, const platforms::Cluster& cluster);
 
 // Whether the NICs that `ranks` leave their nodes through carry only them, as many on each (GPUs
 // 0-1 on NIC 0 and 2-3 on NIC 1 for a TP group of four on Polaris; one GPU a NIC on DGX H100): what

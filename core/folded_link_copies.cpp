@@ -14,6 +14,7 @@ std::vector<network::LinkCopies> folded_link_copies(const workloads::Workload& w
     return out;
   std::map<std::uint32_t, std::map<std::uint64_t, std::uint32_t>> copies;  // image -> link -> copies
   std::map<std::uint32_t, std::vector<std::uint64_t>> image_links;
+  const std::vector<bool> exchanges = exchanging_communicators(w);
   for (std::uint32_t c = 0; c < w.communicators.size(); ++c) {
     const workloads::CommunicatorDef& def = w.communicators[c];
     if (def.ranks.size() < 2 ||
@@ -25,9 +26,9 @@ std::vector<network::LinkCopies> folded_link_copies(const workloads::Workload& w
     const auto at = static_cast<std::uint32_t>(image);
     auto [it, fresh] = image_links.try_emplace(at);
     if (fresh)
-      it->second = communicator_links(w.communicators[at], cluster);
+      it->second = communicator_links(w.communicators[at], cluster, exchanges[at]);
     const std::vector<std::uint64_t>& theirs = it->second;
-    for (std::uint64_t link : communicator_links(def, cluster))
+    for (std::uint64_t link : communicator_links(def, cluster, exchanges[c]))
       if (std::binary_search(theirs.begin(), theirs.end(), link))
         ++copies[at].try_emplace(link, 1u).first->second;
   }

@@ -91,3 +91,42 @@ TEST_CASE("a call's claim contends while it has steps whose time is not known") 
   pending = true;
   CHECK_FALSE(load.contended(link, 5, 0.0));
 }
+
+TEST_CASE("a capacity link slows a step only when the rates asking for it exceed its capacity") {
+  LinkLoad load = with_nothing_pending();
+  const LinkLoad::LinkId up = LinkLoad::group_link(0, false);
+  CHECK(LinkLoad::is_group_link(up));
+  CHECK_FALSE(LinkLoad::is_group_link(LinkLoad::nic(5, 3)));
+  CHECK(up != LinkLoad::group_link(0, true));
+  CHECK(up != LinkLoad::group_link(1, false));
+  load.set_capacity(up, 100.0);
+  const LinkLoad::LinkId links[] = {up};
+  // Alone, at 60 of 100: its own time.
+  const LinkLoad::Demand alone[] = {{60.0, 0.0}};
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, alone) == echo::test::Approx(1.0));
+  // With a batch-mate at 60 too: 120 asked of 100, each at 100 / 120.
+  const LinkLoad::Demand pair[] = {{60.0, 60.0}};
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, pair) == echo::test::Approx(1.2));
+  // Another call booked at 100 over [0, 1): the step at 100 shares it half and half, then alone.
+  load.book(up, 1, 0.0, 1.0, 0.0, 1, 100.0);
+  const LinkLoad::Demand full[] = {{100.0, 0.0}};
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, full) == echo::test::Approx(1.5));
+  // A sliver beside it (a step asking 5 while 100 is booked) slows by a sliver: 105 asked.
+  const LinkLoad::Demand sliver[] = {{5.0, 0.0}};
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 0.5, 0, sliver) == echo::test::Approx(0.525));
+  // Its own call's bookings ask for the link too (the call's schedule split it between them).
+  CHECK(load.shared_end(links, links + 1, 1, 0.0, 1.0, 0, full) == echo::test::Approx(1.5));
+  // Without a demand the capacity link counts for nothing.
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0) == echo::test::Approx(1.0));
+}
+
+TEST_CASE("a step on a NIC and a capacity link moves at the slower of the two paces") {
+  LinkLoad load = with_nothing_pending();
+  const LinkLoad::LinkId nic = LinkLoad::nic(0, 0), up = LinkLoad::group_link(0, false);
+  load.set_capacity(up, 100.0);
+  load.book(nic, 1, 0.0, 4.0, 0.0);  // another call on the NIC: half pace
+  const LinkLoad::LinkId links[] = {nic, up};
+  const LinkLoad::Demand light[] = {{}, {50.0, 0.0}}, heavy[] = {{}, {50.0, 350.0}};
+  CHECK(load.shared_end(links, links + 2, 2, 0.0, 1.0, 0, light) == echo::test::Approx(2.0));  // the NIC's 1/2
+  CHECK(load.shared_end(links, links + 2, 2, 0.0, 1.0, 0, heavy) == echo::test::Approx(4.0));  // the up-link's 100/400
+}

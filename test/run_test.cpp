@@ -1204,6 +1204,32 @@ TEST_CASE("a GPU-NIC path NCCL does not name is refused, from --set and from a p
   CHECK(from_file.err.find("bad.xml") != std::string::npos);
 }
 
+TEST_CASE("concurrent AllToAlls across pods share the pods' up-links by their rates under steps") {
+  // 8 DGX H100 nodes in two pods of 4, TP 8 inside each node and EP 8 across them: the eight TP
+  // siblings' AllToAlls (one GPU a node each, on their own rails) run at once and cross the same
+  // up-links. At 1:1 the up-link carries all eight; at 8:1 it carries one, and each AllToAll's
+  // crossing steps ask for all of it. Before, each call split the up-link among its own members
+  // only and saw it whole: 8:1 changed nothing.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml",
+                                   "platform: {preset: dgx-h100, nodes: 8, pod_nodes: 4}\n"
+                                   "workload:\n"
+                                   "  model: {layers: 1, hidden: 4096, heads: 32, ffn_hidden: 8192, vocab: 32000, seq_len: 4096,"
+                                   " moe: {experts: 8, top_k: 2}}\n"
+                                   "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
+                                   "  parallel: {tp: 8, pp: 1, ep: 8, dp: 8, sequence_parallel: true}\n");
+  const auto run = [&](const std::string& set) { return run_json(job + " " + set); };
+  const auto exposed_ep = [](const json& j) { return j["breakdown"]["exposed_comm_s"]["ep"].get<double>(); };
+  const json full = run("--set platform.oversubscription=1"), narrow = run("--set platform.oversubscription=8");
+  CHECK(exposed_ep(narrow) > 1.2 * exposed_ep(full));
+  // The 1:1 up-link is wide enough for all eight: nothing slows, as before capacity links.
+  const json full_unshared = run("--set platform.oversubscription=1 --set platform.pod_nodes=8");
+  CHECK(exposed_ep(full) == echo::test::Approx(exposed_ep(full_unshared)).epsilon(1e-6));
+  // Folding would book the siblings' calls as copies of one: `exact` does not fold here, so the
+  // default run is the unfolded one, byte for byte.
+  CHECK(narrow["iteration_time_s"] == run("--set platform.oversubscription=8 --no-folding")["iteration_time_s"]);
+}
+
 TEST_CASE("an expert-parallel job across two pods waits longer for its AllToAlls on an oversubscribed fabric") {
   // 64 nodes of one GPU and one NIC: two pods of 32, every token's experts half in the other pod.
   TempDir dir;

@@ -84,6 +84,8 @@ private:
       const auto& here = links.gpu_on_nic.at(a);
       const auto& there = links.gpu_on_nic.at(b);
       for (std::uint32_t i = links.begin[step]; i < links.begin[step + 1]; ++i) {
+        if (LinkLoad::is_group_link(links.ids[i]))
+          continue;  // SimGrid's own routes cross the pods' up-links
         const std::uint32_t nic = LinkLoad::nic_index(links.ids[i]);
         if (auto it = there.find(nic); it != there.end())
           pairs.emplace_back(here.at(nic), it->second);

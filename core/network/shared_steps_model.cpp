@@ -20,7 +20,8 @@ namespace {
 class SharedStepsModel final : public NetworkModel {
 public:
   explicit SharedStepsModel(const NetworkContext& context)
-      : mutex_(context.mutex), links_(context.platform), load_([this](LinkLoad::CallId id) {
+      : mutex_(context.mutex), network_efficiency_(context.link_efficiency[static_cast<int>(platforms::LinkKind::network)]),
+        links_(context.platform), load_([this](LinkLoad::CallId id) {
           auto it = open_.find(id);
           return it != open_.end() && !it->second.call->all_steps_timed();
         }),
@@ -30,6 +31,9 @@ public:
     const StepLinks& links = links_.of(call.schedule(), call.gpus());
     open_.emplace(call.id(), Open{&call, &links});
     load_.claim(call.id(), links.distinct);
+    // In the payload's bytes per second, as the schedule split it (pairwise_all_to_all.cpp).
+    for (const auto& [id, Bps] : links.group_capacity)
+      load_.set_capacity(id, Bps * network_efficiency_);
   }
 
   void close(NetworkCall& call) override {
@@ -49,8 +53,10 @@ public:
     if (!l.nic_shared_outside[step] &&
         std::none_of(first, last, [&](LinkLoad::LinkId id) { return copies_on(call.link_copies(), id) > 1; }) &&
         std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
+      const double rate = rate_of(call, step, serialize_s);
       for (auto it = first; it != last; ++it)
-        load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock());
+        load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock(), 1,
+                   LinkLoad::is_group_link(*it) ? rate : 0.0);
       return serialize_s;
     }
     const bool earliest = held_.empty() || start_s < held_.top().start_s;
@@ -78,6 +84,11 @@ private:
                                      [](const std::pair<std::uint64_t, std::uint32_t>& c, LinkLoad::LinkId id) { return c.first < id; });
     return it != copies->end() && it->first == link ? it->second : 1;
   }
+  // A step's bytes per second over `seconds`: what it asks of a capacity link.
+  static double rate_of(const NetworkCall& call, std::uint32_t step, double seconds) {
+    return seconds > 0.0 ? static_cast<double>(call.schedule()->steps()[step].bytes) / seconds : 0.0;
+  }
+
   struct Held {
     double start_s;
     std::uint64_t order;  // ties in time go first come, first served
@@ -117,10 +128,15 @@ private:
       std::vector<Span>& spans = batch_links_;
       spans.clear();
       calls_on_link_.clear();
+      batch_rate_.clear();
       for (const Held& h : batch) {
         spans.push_back(links_of(h));
         const LinkCopies* copies = h.call->link_copies();
         for (const LinkLoad::LinkId* it = spans.back().first; it != spans.back().second; ++it) {
+          if (LinkLoad::is_group_link(*it)) {
+            batch_rate_[*it] += rate_of(*h.call, h.step, h.serialize_s) * copies_on(copies, *it);
+            continue;
+          }
           auto& calls = calls_on_link_[*it];
           if (std::none_of(calls.begin(), calls.end(), [&](const auto& c) { return c.first == h.call->id(); }))
             calls.emplace_back(h.call->id(), copies_on(copies, *it));
@@ -130,19 +146,30 @@ private:
         const auto [first, last] = spans[i];
         std::size_t alongside = 0;  // other calls of the batch (and its own copies) on its busiest link
         for (const LinkLoad::LinkId* it = first; it != last; ++it) {
+          if (LinkLoad::is_group_link(*it))
+            continue;  // shared by rates (demand_ below), not by calls
           std::size_t on_link = 0;
           for (const auto& c : calls_on_link_[*it])
             on_link += c.second;
           alongside = std::max(alongside, on_link - 1);
         }
+        demand_.assign(static_cast<std::size_t>(last - first), {});
+        const double rate = rate_of(*batch[i].call, batch[i].step, batch[i].serialize_s);
+        for (const LinkLoad::LinkId* it = first; it != last; ++it)
+          if (LinkLoad::is_group_link(*it)) {
+            const double own = rate * copies_on(batch[i].call->link_copies(), *it);
+            demand_[static_cast<std::size_t>(it - first)] = {own, batch_rate_[*it] - own};
+          }
         ends[i] = load_.shared_end(first, last, batch[i].call->id(), batch[i].start_s, batch[i].serialize_s,
-                                   static_cast<std::uint32_t>(alongside));
+                                   static_cast<std::uint32_t>(alongside), demand_.data());
       }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const auto [first, last] = spans[i];
         const LinkCopies* copies = batch[i].call->link_copies();
+        const double rate = rate_of(*batch[i].call, batch[i].step, ends[i] - batch[i].start_s);
         for (const LinkLoad::LinkId* it = first; it != last; ++it)
-          load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now, copies_on(copies, *it));
+          load_.book(*it, batch[i].call->id(), batch[i].start_s, ends[i], now, copies_on(copies, *it),
+                     LinkLoad::is_group_link(*it) ? rate * copies_on(copies, *it) : 0.0);
         batch[i].call->commit(batch[i].step, ends[i] - batch[i].start_s);
       }
     }
@@ -157,6 +184,7 @@ private:
   }
 
   sg4::MutexPtr mutex_;
+  double network_efficiency_;
   StepLinksCache links_;
   std::unordered_map<LinkLoad::CallId, Open> open_;
   LinkLoad load_;
@@ -165,6 +193,8 @@ private:
   std::vector<Held> batch_;  // the step clock's working space, kept between wake-ups
   std::vector<double> batch_ends_;
   std::vector<Span> batch_links_;
+  std::unordered_map<LinkLoad::LinkId, double> batch_rate_;  // per capacity link: the batch's rates there
+  std::vector<LinkLoad::Demand> demand_;
   std::unordered_map<LinkLoad::LinkId, std::vector<std::pair<LinkLoad::CallId, std::uint32_t>>> calls_on_link_;  // with copies
   sg4::ConditionVariablePtr clock_wakeup_;
 };

@@ -27,6 +27,10 @@ struct StepLinks {
   // Per node, the call's first GPU on each NIC of that node (NIC index -> GPU), for laying a step
   // across nodes out on the rails.
   std::map<std::uint32_t, std::map<std::uint32_t, std::uint32_t>> gpu_on_nic;
+  // A schedule that splits the ways out of groups of nodes (Schedule::group_exits_split): its
+  // steps between groups also name the sender's group's way out and the receiver's way in
+  // (LinkLoad::group_link, after its NICs), each with its capacity here, bytes per second.
+  std::vector<std::pair<LinkLoad::LinkId, double>> group_capacity;
 };
 
 StepLinks step_links(const platforms::Cluster& platform, const collectives::Schedule& schedule,
