@@ -72,6 +72,12 @@ void Schedule::finalize() {
   ix.waiting.resize(ix.waiting_begin[members_]);
   std::vector<std::uint32_t> fill_dep(ix.dependents_begin.begin(), ix.dependents_begin.end() - 1);
   std::vector<std::uint32_t> fill_stream(ix.streamed_begin.begin(), ix.streamed_begin.end() - 1);
+  if (ix.streamed.empty()) {
+    // No stream dependencies (rings, pairwise exchanges: the largest schedules): no per-step
+    // stream index either.
+    ix.streamed_begin = {};
+    ix.streams_in = {};
+  }
   std::vector<std::uint32_t> fill_wait(ix.waiting_begin.begin(), ix.waiting_begin.end() - 1);
   for (std::uint32_t i = 0; i < n; ++i) {
     const Step& s = steps_[i];

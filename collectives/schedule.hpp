@@ -105,6 +105,7 @@ public:
     std::vector<std::uint32_t> dependents_begin, dependents;        // CSR: steps with a data or order dependency on step i
     std::vector<std::uint32_t> streamed_begin, streamed;            // CSR: steps with a stream dependency on step i
     std::vector<std::uint32_t> streams_in;                          // per step: its stream dependencies
+                                                                    // (these three empty where there are none)
     std::vector<std::uint32_t> waiting_begin, waiting;              // CSR: steps waiting for member m to arrive
     std::vector<std::uint32_t> involved;                            // steps where member m sends or receives
     std::vector<std::uint32_t> gates;                               // per step: arrivals + deps it waits for

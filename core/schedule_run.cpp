@@ -11,8 +11,10 @@ ScheduleRun::ScheduleRun(std::shared_ptr<const collectives::Schedule> schedule, 
   gates_ = ix.gates;
   start_s_.assign(schedule_->steps().size(), 0.0);
   left_s_.assign(schedule_->steps().size(), 0.0);
-  streams_open_ = ix.streams_in;
-  fixed_.assign(schedule_->steps().size(), 0);
+  if (!ix.streamed.empty()) {
+    streams_open_ = ix.streams_in;
+    fixed_.assign(schedule_->steps().size(), 0);
+  }
   arrival_s_.assign(members, -1.0);
   finish_s_.assign(members, 0.0);
   involved_left_ = ix.involved;
@@ -83,9 +85,10 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
   }
   start_s_[step] = start;
   const auto& ix = schedule_->index();
-  for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k)
-    if (--gates_[ix.streamed[k]] == 0)
-      worklist_.push_back(ix.streamed[k]);
+  if (!ix.streamed.empty())
+    for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k)
+      if (--gates_[ix.streamed[k]] == 0)
+        worklist_.push_back(ix.streamed[k]);
   std::optional<double> serialize = s.serialize_s;
   if (gate_ != nullptr && !(serialize = gate_->admit(step, start, s.serialize_s)))
     return;  // the gate commits it later
@@ -94,6 +97,10 @@ void ScheduleRun::resolve(std::uint32_t step, std::vector<std::uint32_t>& finish
 
 void ScheduleRun::fix(std::uint32_t step, double serialize_s, std::vector<std::uint32_t>& finished) {
   left_s_[step] = start_s_[step] + serialize_s;
+  if (streams_open_.empty()) {
+    complete(step, finished);
+    return;
+  }
   fixed_[step] = 1;
   if (streams_open_[step] == 0)
     complete(step, finished);
@@ -103,9 +110,10 @@ void ScheduleRun::complete(std::uint32_t step, std::vector<std::uint32_t>& finis
   const auto& steps = schedule_->steps();
   const collectives::Step& s = steps[step];
   double left = left_s_[step];
-  for (const collectives::StepDep& d : schedule_->deps(s))
-    if (d.kind == collectives::DepKind::stream)
-      left = std::max(left, left_s_[d.step] + steps[d.step].latency_s + s.unit_s);
+  if (!streams_open_.empty())
+    for (const collectives::StepDep& d : schedule_->deps(s))
+      if (d.kind == collectives::DepKind::stream)
+        left = std::max(left, left_s_[d.step] + steps[d.step].latency_s + s.unit_s);
   left_s_[step] = left;
   ++resolved_;
   // A symmetric schedule's member also receives, as its peer does, at left + latency.
@@ -120,11 +128,12 @@ void ScheduleRun::complete(std::uint32_t step, std::vector<std::uint32_t>& finis
   for (std::uint32_t k = ix.dependents_begin[step]; k < ix.dependents_begin[step + 1]; ++k)
     if (--gates_[ix.dependents[k]] == 0)
       worklist_.push_back(ix.dependents[k]);
-  for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k) {
-    const std::uint32_t next = ix.streamed[k];
-    if (--streams_open_[next] == 0 && fixed_[next] != 0)
-      completable_.push_back(next);
-  }
+  if (!ix.streamed.empty())
+    for (std::uint32_t k = ix.streamed_begin[step]; k < ix.streamed_begin[step + 1]; ++k) {
+      const std::uint32_t next = ix.streamed[k];
+      if (--streams_open_[next] == 0 && fixed_[next] != 0)
+        completable_.push_back(next);
+    }
 }
 
 void ScheduleRun::settle_member(std::uint32_t member, std::vector<std::uint32_t>& finished) {

@@ -64,7 +64,7 @@ private:
   std::vector<double> start_s_;              // per step, once resolved
   std::vector<double> left_s_;               // per step: when its last byte has left (once fixed,
                                              // before its stream dependencies are: its own end)
-  std::vector<std::uint32_t> streams_open_;  // per step: stream dependencies not completed yet
+  std::vector<std::uint32_t> streams_open_;  // per step: stream dependencies not completed yet (empty: none)
   std::vector<std::uint8_t> fixed_;          // per step: its serialization time is known
   std::vector<std::uint32_t> completable_;   // fixed steps whose last stream dependency completed
   std::vector<double> arrival_s_;            // per member, -1 until it arrives
