@@ -107,15 +107,18 @@ TEST_CASE("a capacity link slows a step only when the rates asking for it exceed
   // With a batch-mate at 60 too: 120 asked of 100, each at 100 / 120.
   const LinkLoad::Demand pair[] = {{60.0, 60.0}};
   CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, pair) == echo::test::Approx(1.2));
-  // Another call booked at 100 over [0, 1): the step at 100 shares it half and half, then alone.
+  // Another call booked at 100 over [0, 1): counted at the step's start, for its whole way (as
+  // DESIGN.md's rule has it), the step at 100 gets half.
   load.book(up, 1, 0.0, 1.0, 0.0, 1, 100.0);
   const LinkLoad::Demand full[] = {{100.0, 0.0}};
-  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, full) == echo::test::Approx(1.5));
+  CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0, 0, full) == echo::test::Approx(2.0));
+  // A step starting as that booking ends does not meet it.
+  CHECK(load.shared_end(links, links + 1, 2, 1.0, 1.0, 0, full) == echo::test::Approx(2.0));
   // A sliver beside it (a step asking 5 while 100 is booked) slows by a sliver: 105 asked.
   const LinkLoad::Demand sliver[] = {{5.0, 0.0}};
   CHECK(load.shared_end(links, links + 1, 2, 0.0, 0.5, 0, sliver) == echo::test::Approx(0.525));
   // Its own call's bookings ask for the link too (the call's schedule split it between them).
-  CHECK(load.shared_end(links, links + 1, 1, 0.0, 1.0, 0, full) == echo::test::Approx(1.5));
+  CHECK(load.shared_end(links, links + 1, 1, 0.0, 1.0, 0, full) == echo::test::Approx(2.0));
   // Without a demand the capacity link counts for nothing.
   CHECK(load.shared_end(links, links + 1, 2, 0.0, 1.0) == echo::test::Approx(1.0));
 }

@@ -35,54 +35,53 @@ bool LinkLoad::contended(LinkId id, CallId call, double t) const {
 double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call, double start, double serialize,
                             std::uint32_t alongside, const Demand* demand) const {
   const auto n_links = static_cast<std::uint32_t>(last - first);
-  std::vector<double>& capacity = scratch_capacity_;
-  std::vector<double>& rate_on = scratch_rate_;
-  capacity.assign(n_links, 0.0);
-  rate_on.assign(n_links, 0.0);
-  // The step is done by `bound` at the latest (every other call on its links busy all the way,
-  // every rate booked on a capacity link running all the way), so bookings that start later
-  // cannot touch it: a ring books hundreds of steps ahead.
+  std::vector<std::uint8_t>& by_rate = scratch_by_rate_;
+  by_rate.assign(n_links, 0);
+  // Capacity links: the share of what is asked of each at the step's start (DESIGN.md's rule,
+  // counted at the start; the thousands of AllToAll steps crossing one up-link at once made a
+  // sweep over their ends the whole run's cost), the slowest one holding for the whole step.
+  // The step is done by `bound` at the latest (every other call on its fill links busy all the
+  // way), so bookings that start later cannot touch it: a ring books hundreds of steps ahead.
   std::size_t others = alongside;
-  double slowest_capacity_share = 1.0;
+  double capacity_share = 1.0;
+  bool any_capacity = false;
   for (std::uint32_t l = 0; l < n_links; ++l) {
     auto it = links_.find(first[l]);
     if (it == links_.end())
       continue;
     const Link& link = it->second;
-    if (link.capacity_Bps > 0.0 && demand == nullptr) {
-      capacity[l] = -1.0;  // asked nothing of: it does not slow the step
-      continue;
-    }
     if (link.capacity_Bps > 0.0) {
-      capacity[l] = link.capacity_Bps;
-      double booked = demand[l].own_Bps + demand[l].batch_Bps;
+      by_rate[l] = 1;
+      if (demand == nullptr)
+        continue;  // asked nothing of: it does not slow the step
+      any_capacity = true;
+      double asked = demand[l].own_Bps + demand[l].batch_Bps;
       for (const Booking& b : link.bookings)
-        if (b.left > start)
-          booked += b.rate_Bps;
-      slowest_capacity_share = std::min(slowest_capacity_share, link.capacity_Bps / std::max(booked, link.capacity_Bps));
+        if (b.start <= start && b.left > start)
+          asked += b.rate_Bps;
+      capacity_share = std::min(capacity_share, link.capacity_Bps / std::max(asked, link.capacity_Bps));
       continue;
     }
     for (const Latest& latest : link.latest)
       others += latest.copies;
   }
-  const double bound = start + serialize * std::max(1 + static_cast<double>(others), 1 / slowest_capacity_share);
-  // Every booking that runs between `start` and `bound` (another call's; on a capacity link, its
-  // own call's too), as a start and an end event per link; swept in time order, each stretch
-  // between two events moves the step at the slowest of 1 / (1 + the most calls busy on one of
-  // its links) and, per capacity link, capacity / the rates asking for it.
+  const double bound = start + serialize * (1 + static_cast<double>(others)) / capacity_share;
+  // Every other call's booking on a fill link that runs between `start` and `bound`, as a start
+  // and an end event per link; swept in time order, each stretch between two events moves the
+  // step at 1 / (1 + the most calls busy on one of its links), or the capacity links' share if
+  // that is slower.
   std::vector<Event>& events = scratch_events_;
   events.clear();
   for (std::uint32_t l = 0; l < n_links; ++l) {
+    if (by_rate[l] != 0)
+      continue;
     auto it = links_.find(first[l]);
     if (it == links_.end())
       continue;
-    const bool by_rate = capacity[l] > 0.0;
-    if (capacity[l] < 0.0)
-      continue;
     for (const Booking& b : it->second.bookings)
-      if ((by_rate || b.call != call) && b.left > start && b.start < bound) {
-        events.push_back({std::max(b.start, start), l, b.call, +1, b.copies, b.rate_Bps});
-        events.push_back({b.left, l, b.call, -1, b.copies, b.rate_Bps});
+      if (b.call != call && b.left > start && b.start < bound) {
+        events.push_back({std::max(b.start, start), l, b.call, +1, b.copies});
+        events.push_back({b.left, l, b.call, -1, b.copies});
       }
   }
   // Ends before starts at one instant: back-to-back steps of one call do not count twice.
@@ -97,18 +96,9 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
     running[l].clear();
   auto pace = [&] {
     std::size_t most = 0;
-    double share = 1.0;
-    for (std::uint32_t l = 0; l < n_links; ++l) {
-      if (capacity[l] < 0.0)
-        continue;
-      if (capacity[l] > 0.0) {
-        const double asked = demand[l].own_Bps + demand[l].batch_Bps + std::max(0.0, rate_on[l]);
-        share = std::min(share, capacity[l] / std::max(asked, capacity[l]));
-      } else {
-        most = std::max(most, counted[l]);
-      }
-    }
-    return std::min(share, 1 / (1 + static_cast<double>(alongside + most)));
+    for (std::uint32_t l = 0; l < n_links; ++l)
+      most = std::max(most, counted[l]);
+    return std::min(capacity_share, 1 / (1 + static_cast<double>(alongside + most)));
   };
   double t = start, left = serialize;
   for (const Event& e : events) {
@@ -118,10 +108,6 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
         return t + left / rate;
       left -= (e.t - t) * rate;
       t = e.t;
-    }
-    if (capacity[e.link] > 0.0) {
-      rate_on[e.link] += e.delta * e.rate_Bps;
-      continue;
     }
     auto& calls = running[e.link];
     auto it = std::find_if(calls.begin(), calls.end(), [&](const Running& c) { return c.call == e.call; });
@@ -134,9 +120,8 @@ double LinkLoad::shared_end(const LinkId* first, const LinkId* last, CallId call
       calls.erase(it);
     }
   }
-  // After the last booking: the steps alongside only (and the batch's rates on a capacity link).
-  const bool by_rate = std::any_of(capacity.begin(), capacity.end(), [](double c) { return c > 0.0; });
-  return by_rate ? t + left / pace() : t + left * (1 + alongside);
+  // After the last booking: the steps alongside only (and the capacity links' share).
+  return any_capacity ? t + left / pace() : t + left * (1 + alongside);
 }
 
 void LinkLoad::book(LinkId id, CallId call, double start, double left, double now, std::uint32_t copies, double rate_Bps) {

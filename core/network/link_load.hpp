@@ -20,11 +20,12 @@
 // Steps no other call can meet are timed at once, exactly as if alone.
 //
 // A *capacity* link (a pod's up-link to the spine: group_link) is not one a step fills. Every
-// booking there carries its rate (bytes per second, times its copies), and a step on it moves at
-// min(1, capacity / the rates running there with its own and the batch's, its own call's
-// included): an AllToAll's schedule splits a pod's way out between its own members already
-// (StepCosts::split_group_exits), so a call alone there is never slowed, and two calls each
-// filling it take twice as long while one that uses a sliver of it slows the other by a sliver.
+// booking there carries its rate (bytes per second, times its copies), and a step on it moves,
+// for its whole way, at min(1, capacity / the rates running there at its start with its own and
+// the batch's, its own call's included): an AllToAll's schedule splits a pod's way out between
+// its own members already (StepCosts::split_group_exits), so a call alone there is never slowed,
+// and two calls each filling it take twice as long while one that uses a sliver of it slows the
+// other by a sliver.
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -107,7 +108,6 @@ private:
     CallId call;
     int delta;  // +1 a booking starts, -1 it ends
     std::uint32_t copies;
-    double rate_Bps;  // on a capacity link
   };
   struct Running {
     CallId call;
@@ -118,7 +118,7 @@ private:
   mutable std::vector<Event> scratch_events_;
   mutable std::vector<std::vector<Running>> scratch_running_;
   mutable std::vector<std::size_t> scratch_counted_;  // per link: the running calls' copies, summed
-  mutable std::vector<double> scratch_capacity_, scratch_rate_;  // per link: capacity (0: none), rates running
+  mutable std::vector<std::uint8_t> scratch_by_rate_;  // per link: a capacity link
 
   Pending pending_;
   std::unordered_map<LinkId, Link> links_;
