@@ -436,6 +436,7 @@ TEST_CASE("platform files SimGrid would abort on are refused first, with the ele
     return error_of(name, "<zone id=\"z\" routing=\"Full\">\n" + gpus + "<link id=\"l\" " + figures + "/>\n" + route + "</zone>\n");
   };
   CHECK(link_with("list.xml", "bandwidth=\"1000,000Bps\" latency=\"1us\"").find("list.xml:7: not a valid SimGrid platform: <link> 'l' has bandwidth=\"1000,000Bps\", a list of bandwidths") != std::string::npos);
+  CHECK(link_with("semicolon.xml", "bandwidth=\"1;00GBps\" latency=\"1us\"").find("semicolon.xml:7: not a valid SimGrid platform: <link> 'l' has bandwidth=\"1;00GBps\", a list of bandwidths") != std::string::npos);
   for (const std::string bandwidth : {"-200Gbps", "0Bps", "nanBps", "infBps"})
     CHECK(link_with("bandwidth.xml", "bandwidth=\"" + bandwidth + "\" latency=\"1us\"")
               .find("<link> 'l' has bandwidth=\"" + bandwidth + "\", not a bandwidth above zero") != std::string::npos);
