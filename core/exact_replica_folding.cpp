@@ -149,7 +149,6 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
   if (!probe.sender_links_only || !probe.projects_every_call)
     return false;
   const auto simulated = [&](std::uint32_t r) { return all.representative[r] == r; };
-  const std::vector<bool> exchanges = exchanging_communicators(w);
   enum class Load : std::uint8_t { plain = 1, projected = 2 };
   std::map<LinkLoad::LinkId, std::uint8_t> simulated_load;  // Load flags per link
   std::vector<std::uint32_t> missing;
@@ -170,7 +169,7 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
         return false;
       load = Load::projected;
     }
-    for (LinkLoad::LinkId l : communicator_links(def, cluster, exchanges[c]))
+    for (LinkLoad::LinkId l : communicator_links(def, cluster))
       simulated_load[l] |= static_cast<std::uint8_t>(load);
   }
   std::map<std::int32_t, std::vector<std::uint64_t>> links_of_image;  // many communicators share an image
@@ -181,11 +180,10 @@ bool folds_exactly(const workloads::Workload& w, const platforms::Cluster& clust
     const std::int32_t image = image_communicator(w, all, c);
     auto [cached, fresh] = links_of_image.try_emplace(image);
     if (fresh && image >= 0)
-      cached->second = communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster,
-                                          exchanges[static_cast<std::size_t>(image)]);
+      cached->second = communicator_links(w.communicators[static_cast<std::size_t>(image)], cluster);
     const std::vector<std::uint64_t>& image_links = cached->second;
     bool meets_projected = false;
-    for (LinkLoad::LinkId l : communicator_links(def, cluster, exchanges[c])) {
+    for (LinkLoad::LinkId l : communicator_links(def, cluster)) {
       if (std::binary_search(image_links.begin(), image_links.end(), l))
         continue;
       const auto it = simulated_load.find(l);

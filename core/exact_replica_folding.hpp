@@ -37,7 +37,8 @@ namespace echo::core {
 // each member's NIC where the call spans nodes (a step across nodes may take any NIC the call's
 // members use there), and where `exchanges` (the communicator runs an AllToAll, whose schedule
 // splits the ways out of groups of nodes: Schedule::group_exits_split) the ways out of and into
-// each group of nodes it spans, if more than one. Sorted, each once.
+// each group of nodes it spans, if more than one (only `--fold all` folds such a job:
+// rank_folding.cpp). Sorted, each once.
 std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& c, const platforms::Cluster& cluster,
                                               bool exchanges = false);
 

@@ -69,16 +69,16 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
     rails.resize(needed);
     for (std::uint32_t nic : rails)
       links.ids.push_back(LinkLoad::nic(node, nic));
+    if (!schedule.group_exits_split())
+      continue;
     const std::uint32_t group = platform.group_of(node), peer_group = platform.group_of(platform.node_of(to));
-    if (schedule.group_exits_split() && group != peer_group) {
-      const double exit_Bps = platform.route(from, to).group_exit_Bps;
-      if (exit_Bps > 0) {
-        for (const LinkLoad::LinkId id : {LinkLoad::group_link(group, false), LinkLoad::group_link(peer_group, true)}) {
-          links.ids.push_back(id);
-          if (std::none_of(links.group_capacity.begin(), links.group_capacity.end(), [&](const auto& c) { return c.first == id; }))
-            links.group_capacity.emplace_back(id, exit_Bps);
-        }
-      }
+    const double exit_Bps = group != peer_group ? platform.route(from, to).group_exit_Bps : 0.0;
+    if (exit_Bps <= 0)
+      continue;
+    for (const LinkLoad::LinkId id : {LinkLoad::group_link(group, false), LinkLoad::group_link(peer_group, true)}) {
+      links.ids.push_back(id);
+      if (std::none_of(links.group_capacity.begin(), links.group_capacity.end(), [&](const auto& c) { return c.first == id; }))
+        links.group_capacity.emplace_back(id, exit_Bps);
     }
   }
   links.begin.push_back(static_cast<std::uint32_t>(links.ids.size()));
