@@ -791,6 +791,27 @@ TEST_CASE("ZeRO-3 gathers a layer's parameters once per pass, also when full rec
   }
 }
 
+TEST_CASE("ZeRO-3 over one rank (dp x cp = 1) has nothing to shard: no gathers, no scatters, the weights whole") {
+  // It used to gather over a data-parallel communicator that a job of one replica does not have,
+  // and the run stopped with an error about the trace's communicators (found by a random sweep).
+  TrainingJob job = small_job(2, 1, 1);
+  job.training.global_batch = 2;
+  job.merge_kernels = false;
+  TrainingJob zero0 = job;
+  job.parallel.zero = 3;
+  check_training_job(job, 2, *gpu_preset("h100"));
+  const ComputeModel model(*gpu_preset("h100"), DataType::bf16);
+  const GeneratedJob sharded = generate_training_job(job, model), plain = generate_training_job(zero0, model);
+  for (const auto& t : sharded.trace.templates(0).tasks())
+    if (t.has_collective()) {
+      CAPTURE(t.name());
+      CHECK(t.collective().op() != trace::ALL_GATHER);
+      CHECK(t.collective().op() != trace::REDUCE_SCATTER);
+    }
+  CHECK(sharded.trace.templates(0).tasks_size() == plain.trace.templates(0).tasks_size());
+  CHECK(stage_memory(Shapes(job), 0).weights == stage_memory(Shapes(zero0), 0).weights);
+}
+
 TEST_CASE("ZeRO-1 with overlap: the parameters are gathered bucket by bucket, each waited for where the forward first uses it") {
   TrainingJob job = small_job(1, 1, 4);
   job.parallel.zero = 1;

@@ -78,7 +78,7 @@ MemoryBreakdown stage_memory(const Shapes& s, std::uint32_t stage) {
   const double shard = static_cast<double>(p.dp) * p.cp;
   MemoryBreakdown m;
   m.weights = params * s.element_bytes;
-  if (p.zero >= 3)
+  if (p.zero >= 3 && shard > 1)
     m.weights = m.weights / shard + 2 * s.layer_params() * s.element_bytes;
   m.gradients = params * s.grad_bytes / (p.zero >= 2 ? shard : 1.0);
   m.optimizer = params * (s.master_weight_bytes + 2 * s.optimizer_state_bytes) / (p.zero >= 1 ? shard : 1.0);

@@ -8,8 +8,10 @@ std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(
 
 } // namespace
 
+// ZeRO-3 over one rank (dp x cp = 1) has no shard to gather or scatter: it runs as ZeRO-0.
 PassEmitter::PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank)
-    : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank), zero3_(shapes.job->parallel.zero == 3),
+    : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank),
+      zero3_(shapes.job->parallel.zero == 3 && shapes.job->parallel.dp * shapes.job->parallel.cp > 1),
       tp_overlap_(shapes.job->parallel.tp_overlap && shapes.sequence_parallel && shapes.tp > 1) {}
 
 TaskId PassEmitter::kernel(const KernelOp& op) {
