@@ -257,11 +257,18 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     }
   }
   if (!stuck.empty()) {
-    std::string message = "deadlock: the simulation cannot go on at t = " + std::to_string(sg4::Engine::get_clock()) + " s.";
+    // The engine's clock may have run on to the end of time (the `flow` model's receivers sleep
+    // until then), so the message names when a stream last got anywhere.
+    std::string message = "deadlock: the simulation cannot go on after t = " + std::to_string(state.last_task_end_s) +
+                          " s, when a stream last finished a task.";
     for (const std::string& call : matcher.pending_report(8))
       message += "\n  waiting: " + call;
     for (const std::string& s : stuck)
       message += "\n  blocked: " + s;
+    if (w.training)
+      throw UserError(w.source, 0, message,
+                      "none: the job generator built programs that cannot run together, a bug in echo-des. Please "
+                      "report it with this job file; another pipeline schedule or framework may avoid it meanwhile");
     throw UserError(w.source, 0, message,
                     "make every member of a communicator issue the same calls in the same order, and match each "
                     "send with a recv. A send waits for its peer's recv (a rendezvous, as NCCL's does): where each "

@@ -155,6 +155,7 @@ void StreamActor::finish(RankRuntime& rt, std::size_t count) const {
   for (std::size_t k = 0; k < count; ++k)
     rt.finish_task(stream_);
   state_->tasks_done += count;
+  state_->last_task_end_s = sg4::Engine::get_clock();
   if (rt.dependency_waiters > 0)
     rt.wake_satisfied(stream_, [](sg4::Actor& waiting) { waiting.resume(); });
 }

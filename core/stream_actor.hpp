@@ -33,6 +33,7 @@ struct RunState {
   bool record = false;
   std::vector<Interval> intervals;
   std::uint64_t tasks_done = 0;
+  double last_task_end_s = 0.0;  // when a stream last finished a task: where a deadlocked run stopped
   std::optional<UserError> error;            // the first user error raised inside an actor
   std::optional<std::string> internal_error; // the first bug (any other exception) inside an actor
   const slowdown::Predictor* slowdown = nullptr;  // compute slowdown under overlap

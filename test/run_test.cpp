@@ -300,6 +300,35 @@ TEST_CASE("bad input: a deadlock names the call, who arrived and who never did")
         std::string::npos);
 }
 
+TEST_CASE("bad input: a deadlock under `flow` says when the streams stopped, not the end of time") {
+  // The `flow` model's receivers sleep until the end of time, and the engine's clock ran on there
+  // when every stream was stuck: the message printed a 309-digit time.
+  TempDir dir;
+  const std::string trace = dir.file("t.pbtxt", two_ranks(R"(tasks { id: 1 stream: 0 name: "k" compute { duration_ns: 5000 } }
+      tasks { id: 2 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 64 } })",
+                                                          R"(tasks { id: 1 stream: 0 name: "r" recv { comm: "world" peer: 0 bytes: 8 } })"));
+  const std::string e = failure_of("'" + dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace +
+                                                  "}\ncommunication: {fidelity: flow}\n") + "'");
+  CHECK(e.find("deadlock: the simulation cannot go on after t = 0.000005 s") != std::string::npos);
+}
+
+TEST_CASE("a generated job whose framework's timers synchronize the device runs the interleaved schedule") {
+  // Megatron-DeepSpeed's timers synchronize at every step; with interleaving a device-wide wait
+  // held a send whose receive the neighbour posts only at its next pass: two stages deadlocked.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml", R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {layers: 4, hidden: 1024, heads: 8, seq_len: 512, vocab: 32000}
+  training: {global_batch: 4, micro_batch: 1, framework: megatron-deepspeed}
+  parallel: {tp: 1, pp: 2, dp: 1, schedule: interleaved-1f1b, virtual_stages: 2}
+)");
+  for (const std::string fidelity : {"steps", "flow"}) {
+    CAPTURE(fidelity);
+    const json j = run_json("'" + job + "' --set communication.fidelity=" + fidelity);
+    CHECK(j["iteration_time_s"].get<double>() > 0);
+  }
+}
+
 TEST_CASE("help: every command says what it does, with an example") {
   for (const std::string cmd :
        {"--help", "run --help", "platform --help", "platform generate --help", "platform info --help", "platform list --help",

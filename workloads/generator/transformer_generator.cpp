@@ -136,9 +136,16 @@ private:
       b_.host_waits_before_next_kernel();
   }
   // A timer that synchronizes when it starts and stops (sync_timers): the previous step's stop and
-  // the next one's start are one wait for everything issued.
+  // the next one's start are one wait for everything issued. With interleaving the wait covers
+  // the computation only: Megatron has posted the receive that completes a pending send passes
+  // ahead, this builder posts it at the pass that needs it, so waiting for the send would wait for
+  // a receive that is never posted (two neighbouring stages deadlocked, found by a random sweep).
   void host_syncs_for_timer() {
-    if (job_.host.sync_timers)
+    if (!job_.host.sync_timers)
+      return;
+    if (p_.schedule == PipelineSchedule::interleaved)
+      b_.host_waits_before_next_kernel(b_.last(streams::compute));
+    else
       b_.host_waits_before_next_kernel();
   }
   std::uint32_t next() const { return (stage_ + 1) % p_.pp; }
