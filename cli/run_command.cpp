@@ -1,4 +1,6 @@
 #include "cli/commands.hpp"
+
+#include "base/user_error.hpp"
 #include "cli/job_file.hpp"
 #include "cli/progress_line.hpp"
 #include "core/engine_setup.hpp"
@@ -64,7 +66,15 @@ Action add_run_command(CLI::App& app, const collectives::AlgorithmSetup& setup) 
     core::SimulationResult result;
     {
       ProgressLine progress(opts->quiet);
-      result = report::run_job(job, setup, progress.callback());
+      try {
+        result = report::run_job(job, setup, progress.callback());
+      } catch (const UserError& e) {
+        // What the simulation finds without a file to name (a collective that the job's NCCL
+        // settings leave no algorithm for, say) is this job's: name it, as every other message does.
+        if (!e.file().empty())
+          throw;
+        throw UserError(opts->job, 0, e.problem(), e.fix());
+      }
     }
     if (opts->json)
       std::cout << report::json_text(report::summary_json(result, true), 2) << "\n";

@@ -272,7 +272,8 @@ TEST_CASE("an error that stops the run while other streams were just woken is a 
                                                     " }\nranks { first: 0 template_name: \"r0\" }\nranks { first: 1 template_name: \"r1\" }\n");
   const std::string job = dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace +
                                                    "}\ncommunication: {algo: nvls}\n");
-  CHECK(failure_of("'" + job + "'").find("no allowed algorithm and protocol can run all_reduce") != std::string::npos);
+  CHECK(failure_of("'" + job + "'").find("echo-des: error: " + job + ": no allowed algorithm and protocol can run all_reduce") !=
+        std::string::npos);
 }
 
 TEST_CASE("a collective on a communicator of one rank takes no time (NCCL copies within the GPU at most)") {
