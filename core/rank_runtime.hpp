@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace echo::core {
@@ -19,7 +18,7 @@ class RankRuntime {
 public:
   // `slots`: the workload's; one more is kept for communication kernels (TimeKind::comm).
   RankRuntime(std::uint32_t rank, const workloads::RankProgram& program, std::size_t slots)
-      : rank_(rank), program_(&program), done_(program.streams.size(), 0), call_seq_(slots, 0),
+      : rank_(rank), program_(&program), done_(program.streams.size(), 0),
         needs_(program.streams.size(), workloads::StreamPosition{kNotWaiting, 0}),
         waiting_actor_(program.streams.size(), nullptr), overlap_signal_(simgrid::s4u::ConditionVariable::create()),
         active_by_slot_(slots + 1, 0), exposed_by_slot_s_(slots + 1, 0.0) {}
@@ -44,12 +43,12 @@ public:
   }
   void finish_task(std::uint32_t stream) { ++done_[stream]; }
 
-  std::uint64_t next_call_seq(std::uint32_t slot) { return call_seq_[slot]++; }
   // Point-to-point transfers are ordered per (communicator, peer) pair, as NCCL orders them: the
-  // n-th send from A to B on communicator C meets the n-th recv at B from A on C. The
-  // communicator index rides in the sequence number's high bits (transfer_comm / transfer_number).
-  std::uint64_t next_send_seq(std::uint32_t comm, std::uint32_t dst) { return next_seq(send_seq_, comm, dst); }
-  std::uint64_t next_recv_seq(std::uint32_t comm, std::uint32_t src) { return next_seq(recv_seq_, comm, src); }
+  // n-th send from A to B on communicator C (ProgramTask::seq, in issue order) meets the n-th recv
+  // at B from A on C. The communicator index rides in the high bits (transfer_number).
+  static std::uint64_t transfer_seq(std::uint32_t comm, std::uint32_t number) {
+    return (std::uint64_t{comm} << kTransferCommShift) | number;
+  }
   static constexpr int kTransferCommShift = 40;
   static std::uint64_t transfer_number(std::uint64_t seq) { return seq & ((std::uint64_t{1} << kTransferCommShift) - 1); }
 
@@ -176,13 +175,6 @@ private:
   double gpu_time_factor_ = 1.0;
   const workloads::RankProgram* program_;
   std::vector<std::uint32_t> done_;
-  std::vector<std::uint64_t> call_seq_;
-  using PairCounters = std::unordered_map<std::uint64_t, std::uint64_t>;
-  static std::uint64_t next_seq(PairCounters& counters, std::uint32_t comm, std::uint32_t peer) {
-    const std::uint64_t pair = (std::uint64_t{comm} << 32) | peer;
-    return (std::uint64_t{comm} << kTransferCommShift) | counters[pair]++;
-  }
-  PairCounters send_seq_, recv_seq_;
   static constexpr std::uint32_t kNotWaiting = ~0u;
   std::vector<workloads::StreamPosition> needs_;  // per stream: what it waits for, or kNotWaiting
   std::vector<simgrid::s4u::Actor*> waiting_actor_;  // per stream: its actor while it waits, or null

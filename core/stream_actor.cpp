@@ -34,24 +34,23 @@ void StreamActor::wait_for_dependencies(RankRuntime& rt, const ProgramTask& task
   }
 }
 
-double StreamActor::communicate(RankRuntime& rt, const ProgramTask& task, Interval& record) const {
+double StreamActor::communicate(const ProgramTask& task, Interval& record) const {
   const workloads::Workload& w = *state_->workload;
   const auto comm = static_cast<std::uint32_t>(w.communicator(rank_, task.slot));
   if (task.kind == TaskKind::collective) {
-    const std::uint64_t seq = rt.next_call_seq(task.slot);
     record.comm = comm;
-    record.seq = seq;
-    return state_->matcher->await_collective(rank_, task, comm, seq);
+    record.seq = task.seq;
+    return state_->matcher->await_collective(rank_, task, comm, task.seq);
   }
   const std::uint32_t peer = w.communicators[comm].ranks[task.peer_or_root];
   record.comm = peer;
   if (task.kind == TaskKind::send) {
-    record.seq = rt.next_send_seq(comm, peer);
+    record.seq = RankRuntime::transfer_seq(comm, task.seq);
     if (task.eager)
       return state_->matcher->post_transfer(rank_, task, peer, record.seq);
     return state_->matcher->await_transfer(rank_, task, rank_, peer, record.seq);
   }
-  record.seq = rt.next_recv_seq(comm, peer);
+  record.seq = RankRuntime::transfer_seq(comm, task.seq);
   return state_->matcher->await_transfer(rank_, task, peer, rank_, record.seq);
 }
 
@@ -204,10 +203,10 @@ void StreamActor::operator()() const {
       if (state_->comm_measured && task.kind == TaskKind::collective) {
         // The traced kernel's own duration: what the rank saw, waiting for peers included.
         record.comm = static_cast<std::uint32_t>(state_->workload->communicator(rank_, task.slot));
-        record.seq = rt.next_call_seq(task.slot);
+        record.seq = task.seq;
         finish_s = record.start_s + static_cast<double>(task.duration_ns) * 1e-9;
       } else {
-        finish_s = communicate(rt, task, record);
+        finish_s = communicate(task, record);
       }
       if (point_to_point) {
         // The interval too starts with the transfer: the wait before it is idle time.

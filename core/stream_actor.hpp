@@ -49,7 +49,7 @@ public:
 
 private:
   void wait_for_dependencies(RankRuntime& rt, const workloads::ProgramTask& task) const;
-  double communicate(RankRuntime& rt, const workloads::ProgramTask& task, Interval& record) const;
+  double communicate(const workloads::ProgramTask& task, Interval& record) const;
   // Runs the compute kernels from `first` on as one sleep; returns how many it ran.
   std::size_t compute_batch(RankRuntime& rt, std::size_t first) const;
   // Runs one compute kernel that communication on another stream may slow down: it progresses at

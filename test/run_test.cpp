@@ -1127,6 +1127,31 @@ TEST_CASE("echo-des trace names a tracer library that is not there, exit 2") {
   CHECK(r.err.find("ECHO_TRACER_LIBRARY names no file") != std::string::npos);
 }
 
+TEST_CASE("calls on one communicator from two streams are matched in issue order, not in the order the streams reach them") {
+  // Each rank issues the 64-byte AllReduce (stream 0) before the 1 MiB one (stream 1), but rank 0's
+  // stream 0 computes first and rank 1's stream 1 does: counted as reached, rank 0's first call
+  // was the 1 MiB one and rank 1's the 64-byte one, and the run stopped on a mismatch (a random
+  // sweep of valid traces found it). The same for two sends to one peer.
+  TempDir dir;
+  auto rank = [](bool late_first, const std::string& peer) {
+    const std::string wait0 = late_first ? "1000000" : "0", wait1 = late_first ? "0" : "1000000";
+    return "streams: \"a\" streams: \"b\"\n"
+           "tasks { id: 1 stream: 0 name: \"k0\" compute { duration_ns: " + wait0 + " } }\n"
+           "tasks { id: 2 stream: 0 name: \"small\" collective { op: ALL_REDUCE comm: \"world\" bytes: 64 } }\n"
+           "tasks { id: 3 stream: 1 name: \"k1\" compute { duration_ns: " + wait1 + " } }\n"
+           "tasks { id: 4 stream: 1 name: \"big\" collective { op: ALL_REDUCE comm: \"world\" bytes: 1048576 } }\n"
+           "tasks { id: 5 stream: 0 name: \"s8\" send { comm: \"world\" peer: " + peer + " bytes: 8 eager: true } }\n"
+           "tasks { id: 6 stream: 1 name: \"s4k\" send { comm: \"world\" peer: " + peer + " bytes: 4096 eager: true } }\n"
+           "tasks { id: 7 stream: 0 name: \"r8\" recv { comm: \"world\" peer: " + peer + " bytes: 8 } }\n"
+           "tasks { id: 8 stream: 1 name: \"r4k\" recv { comm: \"world\" peer: " + peer + " bytes: 4096 } }\n";
+  };
+  const std::string trace = "templates { name: \"r0\" " + rank(true, "1") + " }\ntemplates { name: \"r1\" " + rank(false, "0") +
+                            " }\ncommunicators { name: \"world\" slot: \"world\" ranks: [0, 1] }\n"
+                            "ranks { first: 0 template_name: \"r0\" }\nranks { first: 1 template_name: \"r1\" }\n";
+  const json j = run_json("'" + job_for(dir, trace) + "'");
+  CHECK(j["iteration_time_s"].get<double>() > 1e-3);
+}
+
 TEST_CASE("an eager send is done once posted: a ring whose recvs depend on their own sends runs, a rendezvous one deadlocks") {
   // Each rank sends 1 MB to the next and then receives from the previous, the recv depending on
   // its own send (how Chakra rings are written). With rendezvous sends nobody's recv is ever posted.

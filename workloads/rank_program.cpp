@@ -14,6 +14,21 @@ std::string describe(const trace::Task& t) {
   return "task " + std::to_string(t.id()) + (t.name().empty() ? "" : " ('" + t.name() + "')");
 }
 
+// ProgramTask::seq: collectives counted per slot, sends and recvs per (slot, peer), in template order.
+void number_calls_in_issue_order(RankProgram& p) {
+  std::unordered_map<std::uint32_t, std::uint32_t> calls;
+  std::unordered_map<std::uint64_t, std::uint32_t> sends, recvs;
+  for (ProgramTask& task : p.tasks) {
+    const std::uint64_t pair = (std::uint64_t{task.slot} << 32) | task.peer_or_root;
+    switch (task.kind) {
+    case TaskKind::collective: task.seq = calls[task.slot]++; break;
+    case TaskKind::send: task.seq = sends[pair]++; break;
+    case TaskKind::recv: task.seq = recvs[pair]++; break;
+    default: break;
+    }
+  }
+}
+
 } // namespace
 
 RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& file,
@@ -94,6 +109,7 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
     }
     p.tasks.push_back(std::move(task));
   }
+  number_calls_in_issue_order(p);
 
   // Dependencies: they must exist and form no cycle together with the in-stream order.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;

@@ -36,6 +36,11 @@ struct ProgramTask {
   bool observed = false;          // a task on another stream waits for this one
   bool eager = false;             // send: done once posted (trace.proto PeerTransfer.eager)
   std::uint32_t metrics = kNoMetrics;  // compute: index into RankProgram::metrics, if traced
+  // Which call this is, in the order the host issues them (the template's), as NCCL matches them:
+  // a collective's index among the template's collectives on its slot; a send's among its sends to
+  // the same peer on the slot, a recv's among its recvs from it. Not the order the streams reach
+  // them: one communicator used from two streams is still matched in issue order.
+  std::uint32_t seq = 0;
   std::string name;
 };
 
