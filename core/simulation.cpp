@@ -251,9 +251,20 @@ SimulationResult Simulation::run(bool record_intervals, const ProgressFn& progre
     const workloads::RankProgram& program = ranks[r].program();
     for (std::uint32_t s = 0; s < program.streams.size() && stuck.size() < 8; ++s) {
       const auto& order = program.stream_order[s];
-      if (ranks[r].done(s) < order.size())
-        stuck.push_back("rank " + std::to_string(r) + " stream '" + program.streams[s] + "' at task '" +
-                        program.tasks[order[ranks[r].done(s)]].name + "'");
+      if (ranks[r].done(s) >= order.size())
+        continue;
+      const workloads::ProgramTask& head = program.tasks[order[ranks[r].done(s)]];
+      std::string line = "rank " + std::to_string(r) + " stream '" + program.streams[s] + "' at task '" + head.name + "'";
+      // What it waits for on another stream, if anything: the thread to pull on.
+      for (std::uint32_t k = head.waits_begin; k < head.waits_end; ++k) {
+        const workloads::StreamPosition need = program.waits[k];
+        if (ranks[r].done(need.stream) <= need.position) {
+          line += ", which waits for stream '" + program.streams[need.stream] + "' to finish '" +
+                  program.tasks[program.stream_order[need.stream][need.position]].name + "'";
+          break;
+        }
+      }
+      stuck.push_back(line);
     }
   }
   if (!stuck.empty()) {

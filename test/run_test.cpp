@@ -301,6 +301,19 @@ TEST_CASE("bad input: a deadlock names the call, who arrived and who never did")
         std::string::npos);
 }
 
+TEST_CASE("bad input: a deadlock report says what each blocked stream waits for on another stream") {
+  TempDir dir;
+  const std::string rank0 = R"(streams: "a" streams: "b"
+      tasks { id: 1 stream: 0 name: "ar" collective { op: ALL_REDUCE comm: "world" bytes: 64 } }
+      tasks { id: 2 stream: 1 deps: 1 name: "after" compute { duration_ns: 10 } })";
+  const std::string trace = dir.file("t.pbtxt", "templates { name: \"r0\" " + rank0 +
+                                                    " }\ntemplates { name: \"r1\" streams: \"a\" }\n"
+                                                    "communicators { name: \"world\" slot: \"world\" ranks: [0, 1] }\n"
+                                                    "ranks { first: 0 template_name: \"r0\" }\nranks { first: 1 template_name: \"r1\" }\n");
+  const std::string e = failure_of("'" + dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " + trace + "}\n") + "'");
+  CHECK(e.find("blocked: rank 0 stream 'b' at task 'after', which waits for stream 'a' to finish 'ar'") != std::string::npos);
+}
+
 TEST_CASE("bad input: a deadlock under `flow` says when the streams stopped, not the end of time") {
   // The `flow` model's receivers sleep until the end of time, and the engine's clock ran on there
   // when every stream was stuck: the message printed a 309-digit time.
@@ -322,6 +335,25 @@ workload:
   model: {layers: 4, hidden: 1024, heads: 8, seq_len: 512, vocab: 32000}
   training: {global_batch: 4, micro_batch: 1, framework: megatron-deepspeed}
   parallel: {tp: 1, pp: 2, dp: 1, schedule: interleaved-1f1b, virtual_stages: 2}
+)");
+  for (const std::string fidelity : {"steps", "flow"}) {
+    CAPTURE(fidelity);
+    const json j = run_json("'" + job + "' --set communication.fidelity=" + fidelity);
+    CHECK(j["iteration_time_s"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("a generated MoE job whose host reads the dispatch sizes runs the interleaved schedule with blocking pipeline sends") {
+  // The host waits for each MoE layer's routing before the dispatch; with the interleaved schedule
+  // the builder posted a pass's receive only as the pass began, behind the previous pass's wait,
+  // while the neighbour's next kernel waited for its send to that receive: the stages deadlocked
+  // (found by scripts/random_jobs.py). Megatron posts it ahead, with the exchange before.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml", R"(platform: {preset: dgx-h100, nodes: 1}
+workload:
+  model: {layers: 6, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000, moe: {experts: 8, top_k: 2}}
+  training: {global_batch: 8, micro_batch: 1, framework: megatron-lm}
+  parallel: {pp: 2, ep: 2, dp: 2, schedule: interleaved-1f1b, virtual_stages: 3, p2p_overlap: false}
 )");
   for (const std::string fidelity : {"steps", "flow"}) {
     CAPTURE(fidelity);

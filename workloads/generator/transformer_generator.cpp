@@ -72,14 +72,25 @@ public:
     const std::vector<ParameterGates> gathered = early_parameter_gathers();
     std::vector<bool> started(chunks, false);
     TaskId last_backward = kNoTask;
-    for (const PipelinePass& pass : pipeline_order(p_.schedule, p_.pp, stage_, m, chunks)) {
+    const std::vector<PipelinePass> passes = pipeline_order(p_.schedule, p_.pp, stage_, m, chunks);
+    // Megatron's interleaved schedule posts the receives of the passes to come with each exchange
+    // (send_forward_recv_forward, send_forward_backward_recv_forward_backward), ahead of the host's
+    // waits (a synchronizing timer, MoE's dispatch sizes). Posted only as its pass began, behind
+    // such a wait, a receive let two neighbouring stages each hold the other's send: deadlock
+    // (found by scripts/random_jobs.py). So each pass's receive is posted as the pass before it
+    // begins. The other schedules post it as its pass begins, as Megatron does there.
+    const bool receive_ahead = p_.schedule == PipelineSchedule::interleaved;
+    TaskId received_ahead = kNoTask;
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+      const PipelinePass& pass = passes[i];
       const std::uint32_t global = pass.chunk * p_.pp + stage_;
       const ChunkSpec chunk = chunk_spec(global);
       b_.set_launch_cost(pass.forward ? job_.host.forward_op_s : job_.host.backward_op_s);
+      const TaskId ready = receive_ahead && i > 0 ? received_ahead : receive_input(pass);
+      if (receive_ahead && i + 1 < passes.size())
+        received_ahead = receive_input(passes[i + 1]);
       host_syncs_for_timer();
       if (pass.forward) {
-        const TaskId ready =
-            global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
         if (ready != kNoTask)
           host_syncs_after_exchange();
         const TaskId out = emit_.forward(chunk, ready, started[pass.chunk] ? ParameterGates{} : gathered[pass.chunk]);
@@ -88,8 +99,6 @@ public:
         if (global + 1 < p_.pp * chunks)
           hold_until_sent(b_.send(pp_streams::send_next, "activation.send", "pp", next(), activation_bytes(), {out}));
       } else {
-        const TaskId ready =
-            global + 1 < p_.pp * chunks ? b_.recv(pp_streams::recv_next, "gradient.recv", gradient_slot(job_), next(), activation_bytes()) : kNoTask;
         if (ready != kNoTask)
           host_syncs_after_exchange();
         std::vector<TaskId> done;
@@ -119,6 +128,16 @@ public:
   const ProgramBuilder& program() const { return b_; }
 
 private:
+  // The receive a pass's input arrives by: the previous stage's activation for a forward pass, the
+  // next stage's gradient for a backward one; kNoTask at the ends of the pipeline.
+  TaskId receive_input(const PipelinePass& pass) {
+    const std::uint32_t global = pass.chunk * p_.pp + stage_;
+    if (pass.forward)
+      return global > 0 ? b_.recv(pp_streams::recv_prev, "activation.recv", "pp", prev(), activation_bytes()) : kNoTask;
+    return global + 1 < p_.pp * p_.virtual_stages
+               ? b_.recv(pp_streams::recv_next, "gradient.recv", gradient_slot(job_), next(), activation_bytes())
+               : kNoTask;
+  }
   // Without p2p overlap the stage's next kernel waits until the neighbour has the tensor.
   void hold_until_sent(TaskId send) {
     if (p_.p2p_overlap)
