@@ -148,17 +148,18 @@ private:
   }
   // Megatron synchronizes the device after each blocking exchange (its next pass's receive is
   // issued with the send, so the wait before the next kernel covers both). Not with interleaving:
-  // there Megatron posts receives passes ahead of their use, while this builder issues each at the
-  // pass that needs it, so a device-wide wait would hold sends whose receives Megatron had posted.
+  // there Megatron pairs a forward and a backward per exchange, while this builder posts each
+  // receive one pass ahead, so a device-wide wait would wait for a receive whose data the
+  // neighbour sends only later.
   void host_syncs_after_exchange() {
     if (!p_.p2p_overlap && job_.host.sync_after_p2p && p_.schedule != PipelineSchedule::interleaved)
       b_.host_waits_before_next_kernel();
   }
   // A timer that synchronizes when it starts and stops (sync_timers): the previous step's stop and
   // the next one's start are one wait for everything issued. With interleaving the wait covers
-  // the computation only: Megatron has posted the receive that completes a pending send passes
-  // ahead, this builder posts it at the pass that needs it, so waiting for the send would wait for
-  // a receive that is never posted (two neighbouring stages deadlocked, found by a random sweep).
+  // the computation only, for the reason above: waiting for everything issued there also waited
+  // for a pending send whose receive the neighbour had not posted, and two neighbouring stages
+  // deadlocked (found by a random sweep).
   void host_syncs_for_timer() {
     if (!job_.host.sync_timers)
       return;
