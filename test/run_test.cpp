@@ -48,6 +48,15 @@ std::string failure_of(const std::string& job_args) {
   return r.err;
 }
 
+// A job that must run to its end under both step-timed fidelities.
+void runs_under_steps_and_flow(const std::string& job) {
+  for (const std::string fidelity : {"steps", "flow"}) {
+    CAPTURE(fidelity);
+    const json j = run_json("'" + job + "' --set communication.fidelity=" + fidelity);
+    CHECK(j["iteration_time_s"].get<double>() > 0);
+  }
+}
+
 } // namespace
 
 TEST_CASE("two_ranks example: 513 us, as the README computes by hand") {
@@ -336,11 +345,7 @@ workload:
   training: {global_batch: 4, micro_batch: 1, framework: megatron-deepspeed}
   parallel: {tp: 1, pp: 2, dp: 1, schedule: interleaved-1f1b, virtual_stages: 2}
 )");
-  for (const std::string fidelity : {"steps", "flow"}) {
-    CAPTURE(fidelity);
-    const json j = run_json("'" + job + "' --set communication.fidelity=" + fidelity);
-    CHECK(j["iteration_time_s"].get<double>() > 0);
-  }
+  runs_under_steps_and_flow(job);
 }
 
 TEST_CASE("a generated MoE job whose host reads the dispatch sizes runs the interleaved schedule with blocking pipeline sends") {
@@ -355,11 +360,7 @@ workload:
   training: {global_batch: 8, micro_batch: 1, framework: megatron-lm}
   parallel: {pp: 2, ep: 2, dp: 2, schedule: interleaved-1f1b, virtual_stages: 3, p2p_overlap: false}
 )");
-  for (const std::string fidelity : {"steps", "flow"}) {
-    CAPTURE(fidelity);
-    const json j = run_json("'" + job + "' --set communication.fidelity=" + fidelity);
-    CHECK(j["iteration_time_s"].get<double>() > 0);
-  }
+  runs_under_steps_and_flow(job);
 }
 
 TEST_CASE("help: every command says what it does, with an example") {
