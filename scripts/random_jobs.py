@@ -6,7 +6,8 @@ sweep found two: ZeRO-3 over one rank, and synchronizing timers under the interl
 see docs/reliability.md).
 
 Each job draws a preset, a layout (TP, PP, CP, EP, DP), a model, a framework, a recipe
-(dtype, recomputation, attention kernel, ZeRO, overlaps, bucket size), platform what-ifs (pods,
+(dtype, recomputation, attention kernel, ZeRO, overlaps, bucket size, the host's synchronizations,
+kernel merging), platform what-ifs (pods,
 oversubscription, NIC speed, GPU speed spread), a fidelity, NCCL restrictions, a slowdown model
 and a folding; about a third write their outputs. Many draws are refused (a schedule that needs
 more stages, FP8 on an A100, ...): those must be refused clearly, which is half of the check.
@@ -61,6 +62,14 @@ def draw_job(rng):
         training["selective"] = pick(("attention", "op"))
     if rng.random() < 0.3:
         training["grad_dtype"] = pick(("bf16", "fp32"))
+    if rng.random() < 0.3:
+        training["host"] = {flag: pick((True, False)) for flag in
+                            ("sync_after_p2p", "sync_before_step", "sync_moe_dispatch", "sync_timers")}
+    if rng.random() < 0.2:
+        training["fused_cross_entropy"] = pick((True, False))
+    if rng.random() < 0.2:
+        model.update(tied_embeddings=pick((True, False)), rotary=pick((True, False)),
+                     norm=pick(("layernorm", "rmsnorm")), bias=pick((True, False)))
     sequence_parallel = tp > 1 and rng.random() < 0.6
     parallel = {"tp": tp, "pp": pp, "cp": cp, "ep": ep, "dp": dp, "schedule": schedule, "zero": pick((0, 1, 2, 3)),
                 "sequence_parallel": sequence_parallel, "dp_overlap": pick((True, False)),
@@ -82,6 +91,8 @@ def draw_job(rng):
         communication["proto"] = pick(("simple", "ll", "ll128", "^ll"))
     job = {"platform": platform, "workload": {"model": model, "training": training, "parallel": parallel},
            "communication": communication}
+    if rng.random() < 0.2:
+        job["workload"]["merge_kernels"] = False
     if rng.random() < 0.3:
         job["slowdown"] = pick(({"model": "none"}, {"model": "constant", "factor": 1.3}, {"model": "category"}))
     return job
