@@ -143,7 +143,8 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
   plan.shape = comm_shape(call.gpus, platform_);
   plan.node_of_member = nodes_of(call, platform_);
   const CommShape& shape = plan.shape;
-  const NcclTuner tuner(shape, selection_.nccl_version());  // the channel search, once per plan
+  NcclTuner tuner(shape, selection_.nccl_version());  // the channel search, once per plan
+  tuner.set_ll128_explicit(selection_.protocols_given(call.op) && selection_.protocol_enabled(call.op, Protocol::ll128));
   std::string why_not;
 
   // A researcher's algorithm named for this op comes first.

@@ -66,6 +66,7 @@ void NcclSelection::parse(const std::string& list, const std::string& origin, co
                           joined(std::vector<std::string>(kFunctions.begin(), kFunctions.end())) + ")");
     }
     Rule rule;
+    rule.given = true;
     if (!entry.empty() && entry.front() == '^') {
       rule.exclude = true;
       entry.erase(0, 1);
@@ -126,6 +127,11 @@ bool NcclSelection::algorithm_enabled(Op op, std::string_view algorithm) const {
 }
 
 bool NcclSelection::protocol_enabled(Op op, Protocol protocol) const { return enabled(protos_, op, to_string(protocol)); }
+
+bool NcclSelection::protocols_given(Op op) const {
+  const auto f = function_index(op);
+  return f && protos_[*f].given;
+}
 
 std::vector<std::string> NcclSelection::extra_algorithms_for(Op op) const {
   const auto f = function_index(op);

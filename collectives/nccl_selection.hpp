@@ -39,6 +39,10 @@ public:
   // Ops NCCL has no tuning for (AllToAll, send/recv) are never restricted.
   bool algorithm_enabled(Op op, std::string_view algorithm) const;
   bool protocol_enabled(Op op, Protocol protocol) const;
+  // Whether a protocol list names this op's function (NCCL_PROTO given for it). NCCL then takes
+  // LL128 as the user's explicit choice and skips the hardware checks that otherwise gate it
+  // (tuning.cc: only LL128's default, "2", is checked against the GPUs' and NICs' paths).
+  bool protocols_given(Op op) const;
   // Researcher algorithms named for this op, in the order given.
   std::vector<std::string> extra_algorithms_for(Op op) const;
 
@@ -48,6 +52,7 @@ public:
 
 private:
   struct Rule {
+    bool given = false;              // a list named this function
     bool exclude = true;             // true: all but `names`; false: only `names`
     std::vector<std::string> names;  // lower case
   };

@@ -62,11 +62,11 @@ std::string NcclTuner::unavailable(Op op, NcclAlgo a, Protocol p) const {
   }
   if (a == NcclAlgo::pat && s.ppn != 1)
     return "PAT needs one GPU per node (this communicator has up to " + std::to_string(s.ppn) + ")";
-  if (p == Protocol::ll128 && s.intra == platforms::LinkKind::pcie && s.ppn > 1)
-    return "NCCL enables LL128 only over NVLink";
-  if (p == Protocol::ll128 && s.nodes > 1 && s.nic_past_switches)
+  if (p == Protocol::ll128 && !ll128_explicit_ && s.intra == platforms::LinkKind::pcie && s.ppn > 1)
+    return "NCCL enables LL128 only over NVLink (unless NCCL_PROTO names it)";
+  if (p == Protocol::ll128 && !ll128_explicit_ && s.nodes > 1 && s.nic_past_switches)
     return "NCCL enables LL128 across nodes only where a GPU reaches its NIC through PCIe switches (the "
-           "platform's gpu_nic_path is phb or sys)";
+           "platform's gpu_nic_path is phb or sys), unless NCCL_PROTO names it";
   if (s.ranks < 2)
     return "one rank: nothing to communicate";
   return {};

@@ -35,6 +35,9 @@ public:
 
   // Empty when NCCL would not run this pair for this op here; the reason says why.
   std::string unavailable(Op op, NcclAlgo algo, Protocol proto) const;
+  // LL128 named by the user's protocol list (NcclSelection::protocols_given): NCCL runs it
+  // wherever it is asked to, past the checks of the GPUs' and NICs' paths.
+  void set_ll128_explicit(bool on) { ll128_explicit_ = on; }
   // NCCL's estimate in microseconds; nullopt when unavailable.
   std::optional<double> estimate_us(Op op, NcclAlgo algo, Protocol proto, std::uint64_t bytes) const;
   // Channels NCCL launches for this call: small calls use fewer (topoGetAlgoInfo).
@@ -50,6 +53,7 @@ private:
   CommShape shape_;
   ChannelGraph ring_, nvls_;
   NcclReleaseTuning release_;
+  bool ll128_explicit_ = false;
 };
 
 } // namespace echo::collectives

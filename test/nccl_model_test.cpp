@@ -644,6 +644,32 @@ TEST_CASE("LL128 across nodes only where a GPU reaches its NIC through PCIe swit
   CHECK(e.find("p.xml") != std::string::npos);
 }
 
+TEST_CASE("NCCL_PROTO naming LL128 runs it past the hardware checks, as NCCL's tuning.cc does") {
+  // NCCL checks the GPUs' and NICs' paths only for LL128's default ("2"); a protocol list makes
+  // every protocol of the functions it names explicit, so "LL128" and "^LL" both enable it there.
+  auto through_host = ndv4(2);
+  through_host.properties["gpu_nic_path"] = "phb";
+  const auto registry = AlgorithmRegistry::with_builtins();
+  const auto call = call_of(Op::all_reduce, 1 << 20, 16);
+  auto plan_with = [&](const std::string& protocols) {
+    NcclSelection s;
+    s.restrict_protocols(protocols, "NCCL_PROTO");
+    return CollectiveModel(through_host, registry, s, calibration_of(through_host, "t")).plan(call);
+  };
+  CHECK(plan_with("LL128").protocol == Protocol::ll128);  // was refused: no algorithm left
+  NcclSelection except_ll;
+  except_ll.restrict_protocols("^LL", "NCCL_PROTO");
+  CHECK(except_ll.protocols_given(Op::all_reduce));
+  // A list for AllReduce alone leaves the other functions' LL128 to the hardware check.
+  NcclSelection allreduce_only;
+  allreduce_only.restrict_protocols("allreduce:LL128", "NCCL_PROTO");
+  CHECK(allreduce_only.protocols_given(Op::all_reduce));
+  CHECK_FALSE(allreduce_only.protocols_given(Op::all_gather));
+  CHECK_FALSE(NcclSelection().protocols_given(Op::all_reduce));
+  // "^LL128" leaves it off.
+  CHECK(plan_with("^LL128").protocol != Protocol::ll128);
+}
+
 TEST_CASE("NCCL's tuning constants by release: what steers the choice changed, what the hardware does did not") {
   auto p = ndv4(4);
   p.gpus_per_node = 4;
