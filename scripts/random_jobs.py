@@ -7,7 +7,7 @@ see docs/reliability.md).
 
 Each job draws a preset, a layout (TP, PP, CP, EP, DP), a model, a framework, a recipe
 (dtype, recomputation, attention kernel, ZeRO, overlaps, bucket size, the host's synchronizations,
-kernel merging), platform what-ifs (pods,
+kernel merging), platform what-ifs (the node's GPUs and NICs, pods,
 oversubscription, NIC speed, GPU speed spread), a fidelity, NCCL restrictions, a slowdown model
 and a folding; about a third write their outputs. Many draws are refused (a schedule that needs
 more stages, FP8 on an A100, ...): those must be refused clearly, which is half of the check.
@@ -34,6 +34,10 @@ def draw_job(rng):
     pick = rng.choice
     preset = pick(sorted(PRESETS))
     per_node = PRESETS[preset]
+    reshaped = rng.random() < 0.25  # a node of another shape: GPUs and NICs per node
+    if reshaped:
+        per_node = pick((1, 2, 4, 6, 16))
+        nics = pick([n for n in (1, 2, 3, 4, 6, 8, 16, 32) if per_node % n == 0 or n % per_node == 0])
     tp, pp, cp, dp = pick((1, 2, 4, per_node)), pick((1, 1, 2, 4)), pick((1, 1, 2)), pick((1, 2, 4))
     moe = rng.random() < 0.3
     ep = pick((1, 2, 4)) if moe else 1
@@ -78,6 +82,8 @@ def draw_job(rng):
     if virtual > 1:
         parallel["virtual_stages"] = virtual
     platform = {"preset": preset, "nodes": max(1, -(-gpus // per_node))}
+    if reshaped:
+        platform.update(gpus_per_node=per_node, nics_per_node=nics)
     if rng.random() < 0.3:
         platform.update(pod_nodes=pick((1, 2, 4)), oversubscription=pick((1, 2, 8)))
     if rng.random() < 0.2:
