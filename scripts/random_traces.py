@@ -3,8 +3,10 @@
 every rank simulated (`--fold none`), with the default folding and with TP siblings folded.
 
 A trace here is SPMD: every rank issues the same list of tasks (compute, collectives on
-communicators of several shapes, a send to the next member paired with a recv from the previous
-one on another stream), each task on a random stream with random dependencies on earlier tasks.
+communicators of several shapes, a send to the next member — sometimes eager — paired with a recv
+from the previous one on another stream), each task on a random stream with random dependencies
+on earlier tasks; some jobs keep the traced collective durations (`comm: measured`) or scale the
+kernels.
 Such a program cannot deadlock under NCCL's rules — every member issues the same calls in the
 same order, and running the tasks in issue order satisfies every dependency — so a deadlock, a
 mismatch or a crash is echo-des's bug (this sweep found two: calls of one communicator on two
@@ -53,11 +55,11 @@ def issue_list(rng, slots, streams):
             slot = rng.choice(sorted(slots))
             task.update(kind="collective", slot=slot, op=rng.choice(OPS),
                         bytes=rng.choice((0, 8, 1000, 1 << 20, 37 << 20, 1 << 28)),
-                        root=rng.randrange(len(slots[slot][0])))
+                        root=rng.randrange(len(slots[slot][0])), measured_ns=rng.randint(1, 500_000))
         else:
             slot = rng.choice(sorted(slots))
             size = rng.choice((8, 1 << 20, 64 << 20))
-            task.update(kind="send", slot=slot, peer="next", bytes=size)
+            task.update(kind="send", slot=slot, peer="next", bytes=size, eager=rng.random() < 0.3)
             tasks.append(task)
             task = {"id": task_id + 1, "stream": (task["stream"] + 1) % streams, "deps": [],
                     "kind": "recv", "slot": slot, "peer": "prev", "bytes": size}
@@ -74,10 +76,11 @@ def task_text(task, member, group_size):
     if task["kind"] == "collective":
         root = f' root: {task["root"]}' if task["op"] in ("BROADCAST", "REDUCE") else ""
         return (head + f' name: "c{task["id"]}" collective {{ op: {task["op"]} comm: "{task["slot"]}" '
-                f'bytes: {task["bytes"]}{root} }} }}')
+                f'bytes: {task["bytes"]}{root} measured_duration_ns: {task["measured_ns"]} }} }}')
     peer = (member + (1 if task["peer"] == "next" else -1)) % group_size
+    eager = " eager: true" if task.get("eager") else ""
     return (head + f' name: "{task["kind"]}{task["id"]}" {task["kind"]} {{ comm: "{task["slot"]}" '
-            f'peer: {peer} bytes: {task["bytes"]} }} }}')
+            f'peer: {peer} bytes: {task["bytes"]}{eager} }} }}')
 
 
 def trace_text(rng, ranks):
@@ -124,8 +127,13 @@ def main():
         with open(os.path.join(folder, "t.pbtxt"), "w") as f:
             f.write(trace_text(rng, ranks))
         fidelity = rng.choice(("steps", "flow", "analytic"))
+        workload = "trace: t.pbtxt"
+        if rng.random() < 0.2:
+            workload += ", comm: measured"  # the traced collective durations, no rendezvous timing
+        if rng.random() < 0.2:
+            workload += ", kernel_time_scale: 0.5"
         with open(os.path.join(folder, "job.yaml"), "w") as f:
-            f.write(f"platform: {{preset: {preset}, nodes: {nodes}}}\nworkload: {{trace: t.pbtxt}}\n"
+            f.write(f"platform: {{preset: {preset}, nodes: {nodes}}}\nworkload: {{{workload}}}\n"
                     f"communication: {{fidelity: {fidelity}}}\n")
         times, problem = {}, None
         for fold in ("none", "exact", "tp"):
