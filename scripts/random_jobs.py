@@ -17,14 +17,13 @@ more stages, FP8 on an A100, ...): those must be refused clearly, which is half 
 Exit 0 when every job passed, 1 otherwise (each failure printed with its job file), 2 on a bad
 command line.
 """
-import argparse
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import random_sweep  # noqa: E402
 
 PRESETS = {"dgx-a100": 8, "azure-ndv4-a100": 8, "dgx-h100": 8, "h800": 8, "aws-p5": 8, "gcp-a3-mega": 8, "polaris": 4}
 AMPERE = ("dgx-a100", "azure-ndv4-a100", "polaris")
@@ -105,17 +104,7 @@ def draw_job(rng):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--count", type=int, default=60)
-    ap.add_argument("--echo", default="build/echo-des")
-    ap.add_argument("--keep", help="write the jobs and outputs here (default: a temporary folder, removed)")
-    args = ap.parse_args()
-    if args.count < 1:
-        ap.error("--count must be at least 1")
-    rng = random.Random(args.seed)
-    work = args.keep or tempfile.mkdtemp(prefix="echo-random-jobs-")
-    os.makedirs(work, exist_ok=True)
+    args, rng, work = random_sweep.start(__doc__, 60, "jobs and outputs")
     ran = refused = failures = k = 0
     while ran + refused + failures < args.count:
         job = draw_job(rng)
@@ -144,9 +133,7 @@ def main():
             print(f"FAIL {' '.join(command[1:])}: exit {r.returncode}: " + err.replace("\n", " | ")[:400], flush=True)
     print(f"{args.count} random generated jobs (seed {args.seed}): {ran} ran, {refused} refused with a user error, "
           f"{failures} failed")
-    if not args.keep and not failures:
-        shutil.rmtree(work)
-    return 1 if failures else 0
+    return random_sweep.finish(args, work, failures)
 
 
 if __name__ == "__main__":

@@ -17,14 +17,13 @@ streams matched in the order the streams reached them; see docs/reliability.md).
 Exit 0 when every trace passed, 1 otherwise (each failure printed with its folder), 2 on a bad
 command line.
 """
-import argparse
 import json
 import os
-import random
-import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import random_sweep  # noqa: E402
 
 OPS = ("ALL_REDUCE", "ALL_GATHER", "REDUCE_SCATTER", "ALL_TO_ALL", "BROADCAST", "REDUCE")
 PRESETS = (("dgx-a100", 8), ("dgx-h100", 8), ("polaris", 4), ("aws-p5", 8))
@@ -86,8 +85,7 @@ def task_text(task, member, group_size):
 def trace_text(rng, ranks):
     slots = communicator_slots(ranks)
     streams = rng.choice((1, 2, 3, 4))
-    tasks = [t for t in issue_list(rng, slots, streams)
-             if t["kind"] not in ("send", "recv") or len(slots[t["slot"]][0]) > 1]
+    tasks = issue_list(rng, slots, streams)  # every communicator has two members or more
     lines = []
     for rank in range(ranks):
         body = []
@@ -107,16 +105,7 @@ def trace_text(rng, ranks):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--echo", default="build/echo-des")
-    ap.add_argument("--keep", help="write the traces and jobs here (default: a temporary folder, removed)")
-    args = ap.parse_args()
-    if args.count < 1:
-        ap.error("--count must be at least 1")
-    rng = random.Random(args.seed)
-    work = args.keep or tempfile.mkdtemp(prefix="echo-random-traces-")
+    args, rng, work = random_sweep.start(__doc__, 40, "traces and jobs")
     failures = 0
     for k in range(args.count):
         preset, per_node = rng.choice(PRESETS)
@@ -153,9 +142,7 @@ def main():
             failures += 1
             print(f"FAIL {folder} ({ranks} ranks, {preset}, {fidelity}): {problem}", flush=True)
     print(f"{args.count} random traces (seed {args.seed}): {args.count - failures} passed, {failures} failed")
-    if not args.keep and not failures:
-        shutil.rmtree(work)
-    return 1 if failures else 0
+    return random_sweep.finish(args, work, failures)
 
 
 if __name__ == "__main__":
