@@ -120,6 +120,24 @@ bool exchanges_across_groups(const workloads::Workload& w, const platforms::Clus
   return false;
 }
 
+bool communicates_across_narrow_group_exits(const workloads::Workload& w, const platforms::Cluster& cluster) {
+  for (const workloads::CommunicatorDef& def : w.communicators) {
+    if (def.ranks.size() < 2)
+      continue;
+    const std::uint32_t first = def.ranks.front();
+    const std::uint32_t home = cluster.group_of(cluster.node_of(first));
+    for (std::uint32_t r : def.ranks) {
+      const std::uint32_t group = cluster.group_of(cluster.node_of(r));
+      if (group == home)
+        continue;
+      const double exit_Bps = cluster.route(first, r).group_exit_Bps;
+      if (cluster.group_exit_narrower_than_nics(home, exit_Bps) || cluster.group_exit_narrower_than_nics(group, exit_Bps))
+        return true;
+    }
+  }
+  return false;
+}
+
 bool owns_its_nics(const std::vector<std::uint32_t>& ranks, const platforms::Cluster& cluster) {
   std::size_t per_nic = 0;
   for (std::uint32_t r : ranks) {

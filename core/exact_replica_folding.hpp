@@ -46,6 +46,10 @@ std::vector<std::uint64_t> communicator_links(const workloads::CommunicatorDef& 
 std::vector<bool> exchanging_communicators(const workloads::Workload& w);
 // Whether a communicator that runs an AllToAll spans more than one group of nodes.
 bool exchanges_across_groups(const workloads::Workload& w, const platforms::Cluster& cluster);
+// Whether a communicator spans two groups of nodes whose way out is narrower than their NICs (an
+// oversubscribed pod's up-link, Cluster::group_exit_narrower_than_nics): every call crossing there
+// shares it by its rate, whatever its algorithm.
+bool communicates_across_narrow_group_exits(const workloads::Workload& w, const platforms::Cluster& cluster);
 
 // Whether the NICs that `ranks` leave their nodes through carry only them, as many on each (GPUs
 // 0-1 on NIC 0 and 2-3 on NIC 1 for a TP group of four on Polaris; one GPU a NIC on DGX H100): what

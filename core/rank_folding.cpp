@@ -145,6 +145,9 @@ FoldedRanks choose_folding(const workloads::Workload& w, const platforms::Cluste
   // booked as copies of its image's, came within 0.2% of the unfolded run, not to the byte.
   if (mode != RankFolding::all && probe.runs_steps && exchanges_across_groups(w, cluster))
     return {};
+  // Nor where any call crosses an oversubscribed pod's up-link: rings and trees share it there too.
+  if (mode != RankFolding::all && probe.runs_steps && communicates_across_narrow_group_exits(w, cluster))
+    return {};
   FoldedRanks exact = fold_exact(w, cluster);
   if (mode == RankFolding::tp)
     return exact;

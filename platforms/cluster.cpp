@@ -109,6 +109,7 @@ Cluster::Cluster(const sg4::Engine& engine, std::string source) : source_(std::m
     }
     if (auto& first = group_nodes_[node.group]; first.size() < 2)
       first.push_back(static_cast<std::uint32_t>(nodes_.size()));
+    ++group_size_[node.group];
     nodes_.push_back(std::move(node));
   }
 }
@@ -183,6 +184,25 @@ double Cluster::group_exit_Bps(const Gpu& src, const Gpu& dst, const std::vector
 } // namespace echo::platforms
 
 namespace echo::platforms {
+
+bool Cluster::group_exit_narrower_than_nics(std::uint32_t group, double exit_Bps) const {
+  if (exit_Bps <= 0.0 || !group_size_.contains(group))
+    return false;
+  auto [it, fresh] = group_nics_Bps_.try_emplace(group, 0.0);
+  if (fresh) {
+    if (homogeneous_) {
+      const NodeNetwork n = node_network(0);
+      it->second = n.nics * n.nic_Bps * group_size_.at(group);
+    } else {
+      for (std::uint32_t node = 0; node < nodes_.size(); ++node)
+        if (nodes_[node].group == group) {
+          const NodeNetwork n = node_network(node);
+          it->second += n.nics * n.nic_Bps;
+        }
+    }
+  }
+  return exit_Bps < it->second * (1.0 - 1e-9);
+}
 
 std::uint32_t Cluster::nic_of(std::uint32_t gpu) const {
   const Gpu& g = gpus_.at(gpu);

@@ -62,6 +62,10 @@ public:
   std::uint32_t nic_of(std::uint32_t gpu) const override;
   std::uint32_t group_of(std::uint32_t node) const override { return nodes_.at(node).group; }
   std::string property(std::string_view key) const override;
+  // Whether a group's way out to other groups (Route::group_exit_Bps) is narrower than the NICs of
+  // its nodes together: an oversubscribed pod's up-link, which rings and trees leaving the pod
+  // share, not only AllToAlls. False for a group whose routes name no way out (a single node).
+  bool group_exit_narrower_than_nics(std::uint32_t group, double exit_Bps) const;
 
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -80,10 +84,12 @@ private:
   std::vector<Gpu> gpus_;
   std::vector<Node> nodes_;
   std::map<std::uint32_t, std::vector<std::uint32_t>> group_nodes_;  // group -> its first two nodes
+  std::map<std::uint32_t, std::uint32_t> group_size_;                 // group -> its nodes
   bool homogeneous_ = false;
   std::map<std::string, std::string, std::less<>> properties_;
   mutable std::unordered_map<std::uint64_t, Route> route_cache_;
   mutable std::unordered_map<std::uint32_t, NodeNetwork> network_cache_;
+  mutable std::unordered_map<std::uint32_t, double> group_nics_Bps_;  // group -> its NICs' rates, summed
 };
 
 } // namespace echo::platforms

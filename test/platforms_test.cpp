@@ -48,7 +48,8 @@ nlohmann::json inspect(const platforms::PlatformSource& source, const std::vecto
     for (auto [a, b] : pairs) {
       const auto r = cluster.route(a, b);
       j["routes"].push_back({{"latency_s", r.latency_s}, {"bandwidth_Bps", r.bandwidth_Bps}, {"kind", platforms::to_string(r.kind)},
-                             {"group_exit_Bps", r.group_exit_Bps}, {"same_group", cluster.group_of(cluster.node_of(a)) == cluster.group_of(cluster.node_of(b))}});
+                             {"group_exit_Bps", r.group_exit_Bps}, {"same_group", cluster.group_of(cluster.node_of(a)) == cluster.group_of(cluster.node_of(b))},
+                             {"exit_narrower_than_nics", cluster.group_exit_narrower_than_nics(cluster.group_of(cluster.node_of(a)), r.group_exit_Bps)}});
     }
     return j.dump();
   });
@@ -300,6 +301,24 @@ TEST_CASE("a route out of a pod names the pod's up-link, which every GPU leaving
   CHECK(j["routes"][2]["group_exit_Bps"].get<double>() == 0.0);
   CHECK(j["routes"][3]["group_exit_Bps"].get<double>() == 0.0);
   CHECK(j["routes"][3]["same_group"].get<bool>());
+}
+
+TEST_CASE("a pod's up-link is narrower than its NICs only when oversubscribed") {
+  // Two pods of 4 DGX H100 nodes: each pod's NICs carry 4 x 8 x 50 GB/s = 1.6 TB/s.
+  const auto exit_of = [](const std::string& ratio) {
+    platforms::PlatformSource source;
+    source.spec = platforms::preset("dgx-h100", 8);
+    platforms::override_figure(*source.spec, "pod_nodes", "4", "test");
+    platforms::override_figure(*source.spec, "oversubscription", ratio, "test");
+    return inspect(source, {{0, 4 * 8}, {0, 3 * 8}})["routes"];
+  };
+  const auto full = exit_of("1"), narrow = exit_of("2");
+  CHECK(full[0]["group_exit_Bps"].get<double>() == test::Approx(1.6e12));
+  CHECK_FALSE(full[0]["exit_narrower_than_nics"].get<bool>());
+  CHECK(narrow[0]["group_exit_Bps"].get<double>() == test::Approx(0.8e12));
+  CHECK(narrow[0]["exit_narrower_than_nics"].get<bool>());
+  // A route inside the pod takes no way out: nothing to be narrow.
+  CHECK_FALSE(narrow[1]["exit_narrower_than_nics"].get<bool>());
 }
 
 TEST_CASE("generated platforms cache routes per pair class, and the classes answer what SimGrid answers") {

@@ -1318,6 +1318,57 @@ TEST_CASE("concurrent AllToAlls across pods share the pods' up-links by their ra
   CHECK(narrow["iteration_time_s"] == run("--set platform.oversubscription=8 --no-folding")["iteration_time_s"]);
 }
 
+TEST_CASE("data-parallel rings across pods share an oversubscribed up-link under steps, as SimGrid's flows do") {
+  // 8 DGX H100 nodes in two pods of 4, TP 8 inside each node: eight data-parallel rings (one GPU a
+  // node each, each on its own rail) cross between the pods at once, each at about one NIC's rate.
+  // A pod's up-link carries 1.6 TB/s at 1:1 and 2:1 is still wider than the eight rings together;
+  // at 8:1 (200 GB/s) they ask about twice what it has. Before, `steps` named the up-link for
+  // AllToAlls only: every ratio gave the 1:1 time, while `flow` took twice as long.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml",
+                                   "platform: {preset: dgx-h100, nodes: 8, pod_nodes: 4}\n"
+                                   "workload:\n"
+                                   "  model: {layers: 4, hidden: 4096, heads: 32, ffn_hidden: 16384, vocab: 32000, seq_len: 4096}\n"
+                                   "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
+                                   "  parallel: {tp: 8, pp: 1, dp: 8}\n");
+  const auto run = [&](const std::string& set) { return run_json(job + " " + set); };
+  const auto exposed_dp = [](const json& j) { return j["breakdown"]["exposed_comm_s"]["dp"].get<double>(); };
+  const json full = run("--set platform.oversubscription=1"), half = run("--set platform.oversubscription=2"),
+             narrow = run("--set platform.oversubscription=8");
+  CHECK(exposed_dp(half) == echo::test::Approx(exposed_dp(full)).epsilon(1e-9));
+  CHECK(exposed_dp(narrow) > 1.8 * exposed_dp(full));
+  // One pod for all: the same rings, no up-link crossed.
+  CHECK(exposed_dp(full) == echo::test::Approx(exposed_dp(run("--set platform.pod_nodes=8"))).epsilon(1e-9));
+  const double flows = exposed_dp(run("--set platform.oversubscription=8 --set communication.fidelity=flow"));
+  CHECK(exposed_dp(narrow) == echo::test::Approx(flows).epsilon(0.05));
+  // Folding would book a folded sibling's rings as copies of one: neither `exact` nor `tp` folds
+  // across a narrow up-link, so the default run is the unfolded one, byte for byte.
+  CHECK(narrow["iteration_time_s"] == run("--set platform.oversubscription=8 --no-folding")["iteration_time_s"]);
+  CHECK(narrow["iteration_time_s"] == run("--set platform.oversubscription=8 --fold tp")["iteration_time_s"]);
+}
+
+TEST_CASE("one ring through a pod's up-link narrower than a NIC moves at the up-link's rate, under steps and flow") {
+  // 8 nodes of one GPU and one NIC in two pods of 4: one data-parallel ring, crossing between the
+  // pods at a NIC's rate. At 4:1 the up-link is as wide as a NIC; at 8:1 half of it. Before, a
+  // call alone on an up-link was never slowed under `steps`, and `flow` trimmed the flow's bytes
+  // to what the route carried in the step's time, so neither moved.
+  TempDir dir;
+  const std::string job = dir.file("job.yaml",
+                                   "platform: {preset: dgx-h100, nodes: 8, gpus_per_node: 1, nics_per_node: 1, pod_nodes: 4}\n"
+                                   "workload:\n"
+                                   "  model: {layers: 2, hidden: 2048, heads: 16, ffn_hidden: 8192, vocab: 32000, seq_len: 2048}\n"
+                                   "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
+                                   "  parallel: {tp: 1, pp: 1, dp: 8}\n");
+  const auto exposed_dp = [&](const std::string& set) {
+    return run_json(job + " " + set)["breakdown"]["exposed_comm_s"]["dp"].get<double>();
+  };
+  const double wide = exposed_dp("--set platform.oversubscription=4"), narrow = exposed_dp("--set platform.oversubscription=8");
+  CHECK(wide == echo::test::Approx(exposed_dp("--set platform.oversubscription=1")).epsilon(1e-9));
+  CHECK(narrow > 1.8 * wide);
+  CHECK(exposed_dp("--set platform.oversubscription=8 --set communication.fidelity=flow") == echo::test::Approx(narrow).epsilon(0.02));
+  CHECK(exposed_dp("--set platform.oversubscription=1 --set communication.fidelity=flow") == echo::test::Approx(wide).epsilon(1e-6));
+}
+
 TEST_CASE("an expert-parallel job across two pods waits longer for its AllToAlls on an oversubscribed fabric") {
   // 64 nodes of one GPU and one NIC: two pods of 32, every token's experts half in the other pod.
   TempDir dir;

@@ -62,6 +62,11 @@ public:
 
   // Makes `link` a capacity link of `Bps` (the same figure again changes nothing).
   void set_capacity(LinkId link, double Bps) { links_[link].capacity_Bps = Bps; }
+  // 0 unless `link` is a capacity link.
+  double capacity_Bps(LinkId link) const {
+    const auto it = links_.find(link);
+    return it == links_.end() ? 0.0 : it->second.capacity_Bps;
+  }
   void claim(CallId call, const std::vector<LinkId>& links);
   void release(CallId call, const std::vector<LinkId>& links);
 

@@ -50,10 +50,15 @@ public:
     // A step on a NIC other GPUs use too waits for its start even when nothing is open there yet:
     // their call may open at that very instant, later in the same round of the engine. One that
     // stands for mirrored ranks' steps on a link is never alone there.
+    // Nor is one that asks more of a pod's way out than it has (a ring on an up-link oversubscribed
+    // past one ring's rate): shared_end() slows it to the way's capacity.
+    const double rate = rate_of(call, step, serialize_s);
     if (!l.nic_shared_outside[step] &&
         std::none_of(first, last, [&](LinkLoad::LinkId id) { return copies_on(call.link_copies(), id) > 1; }) &&
-        std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); })) {
-      const double rate = rate_of(call, step, serialize_s);
+        std::none_of(first, last, [&](LinkLoad::LinkId id) { return load_.contended(id, call.id(), start_s); }) &&
+        std::none_of(first, last, [&](LinkLoad::LinkId id) {
+          return LinkLoad::is_group_link(id) && rate > load_.capacity_Bps(id) * (1.0 + 1e-12);
+        })) {
       for (auto it = first; it != last; ++it)
         load_.book(*it, call.id(), start_s, start_s + serialize_s, sg4::Engine::get_clock(), 1,
                    LinkLoad::is_group_link(*it) ? rate : 0.0);

@@ -69,11 +69,15 @@ StepLinks step_links(const platforms::Cluster& platform, const collectives::Sche
     rails.resize(needed);
     for (std::uint32_t nic : rails)
       links.ids.push_back(LinkLoad::nic(node, nic));
-    if (!schedule.group_exits_split())
-      continue;
     const std::uint32_t group = platform.group_of(node), peer_group = platform.group_of(platform.node_of(to));
-    const double exit_Bps = group != peer_group ? platform.route(from, to).group_exit_Bps : 0.0;
-    if (exit_Bps <= 0)
+    if (group == peer_group)
+      continue;
+    const double exit_Bps = platform.route(from, to).group_exit_Bps;
+    // An AllToAll's steps split the ways out already and always name them; any other schedule's
+    // where they are narrower than the pods' NICs (oversubscribed): a ring or tree leaving a pod
+    // crosses on few channels, and only many of them at once can fill a way as wide as the NICs.
+    if (exit_Bps <= 0 || !(schedule.group_exits_split() || platform.group_exit_narrower_than_nics(group, exit_Bps) ||
+                           platform.group_exit_narrower_than_nics(peer_group, exit_Bps)))
       continue;
     for (const LinkLoad::LinkId id : {LinkLoad::group_link(group, false), LinkLoad::group_link(peer_group, true)}) {
       links.ids.push_back(id);
