@@ -231,12 +231,26 @@ NodeNetwork Cluster::compute_node_network(std::uint32_t node) const {
   const std::uint32_t other = node == 0 ? 1 : 0;
   if (nodes_.size() < 2)
     return n;
-  const std::uint32_t peer = nodes_[other].gpus.front();
+  // A GPU's NIC is the slowest link of its way out of the node. The slowest of a whole route can
+  // as well be the peer's NIC (as fast as ours: which of the two SimGrid lists first depends on
+  // how the zones nest — with a pod per node, every GPU of a node came out on the peer's one NIC).
+  // So only links on the GPU's routes to two peers on different NICs count: the peers' NICs drop
+  // out, the GPU's own stays.
+  const std::uint32_t peer = nodes_[other].gpus.front(), far_peer = nodes_[other].gpus.back();
   std::vector<const sg4::Link*> nics;  // in order of first use
   for (std::uint32_t gpu : nodes_[node].gpus) {
-    std::vector<sg4::Link*> links;
+    std::vector<sg4::Link*> links, far_links;
     double latency_s = 0.0;
     gpus_[gpu].host->route_to(gpus_[peer].host, links, &latency_s);
+    if (far_peer != peer) {
+      gpus_[gpu].host->route_to(gpus_[far_peer].host, far_links, &latency_s);
+      std::vector<sg4::Link*> common;
+      for (sg4::Link* link : links)
+        if (std::find(far_links.begin(), far_links.end(), link) != far_links.end())
+          common.push_back(link);
+      if (!common.empty())
+        links = std::move(common);
+    }
     const sg4::Link* nic = bottleneck(links);
     auto it = std::find(nics.begin(), nics.end(), nic);
     n.nic_of_local.push_back(static_cast<std::uint32_t>(it - nics.begin()));

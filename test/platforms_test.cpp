@@ -321,6 +321,24 @@ TEST_CASE("a pod's up-link is narrower than its NICs only when oversubscribed") 
   CHECK_FALSE(narrow[1]["exit_narrower_than_nics"].get<bool>());
 }
 
+TEST_CASE("a pod per node leaves every GPU its own NIC") {
+  // With one node a pod, a route between nodes lists the peer's NIC (as fast as ours) where the
+  // slowest link is looked for; every GPU of a node came out on that one NIC, and NCCL's model
+  // then ran each ring on one channel, 5x slower.
+  for (const std::string pod : {"1", "2"}) {
+    CAPTURE(pod);
+    platforms::PlatformSource source;
+    source.spec = platforms::preset("dgx-a100", 4);
+    platforms::override_figure(*source.spec, "pod_nodes", pod, "test");
+    const auto outcome = with_cluster(source, [](const platforms::Cluster& cluster) {
+      const platforms::NodeNetwork n = cluster.node_network(0);
+      return std::to_string(n.nics) + " " + std::to_string(cluster.nic_of(0)) + " " + std::to_string(cluster.nic_of(7)) + " " +
+             std::to_string(n.nic_Bps);
+    });
+    CHECK(outcome.text == "8 0 7 25000000000.000000");
+  }
+}
+
 TEST_CASE("generated platforms cache routes per pair class, and the classes answer what SimGrid answers") {
   platforms::PlatformSource source;
   source.spec = platforms::preset("dgx-a100", 34);  // two pods, the second one partial
