@@ -50,13 +50,18 @@ public:
       running->route_latency_s = std::max(running->route_latency_s, r.latency_s);
       const double wire_Bps = step_Bps * st.wire_share / efficiency_[static_cast<int>(r.kind)];
       const bool capped = wire_Bps > 0.0 && wire_Bps < r.bandwidth_Bps;
-      // Step costs come from the NICs, so only a way out of a pod narrower than a NIC (a fat-tree
-      // oversubscribed past one NIC's share) can be slower than the wire: the flow carries the
-      // wire's bytes and takes longer there. Elsewhere a route narrower than its step's wire is
-      // the calibration's (NVLS steps stand for the switch's work): carried at the route's rate,
-      // the flow takes the step's time alone, as `steps` does.
-      const bool narrowed_out_of_pod = wire_Bps > r.bandwidth_Bps && r.group_exit_Bps > 0.0;
-      const double rate = capped || narrowed_out_of_pod ? wire_Bps : r.bandwidth_Bps;
+      double rate = capped ? wire_Bps : r.bandwidth_Bps;
+      // A route narrower than its step's wire is otherwise the calibration's (NVLS steps stand for
+      // the switch's work; a step's NICs are counted by payload): carried at the route's rate, the
+      // flow takes the step's time alone, as `steps` does. Step costs come from the NICs, so a
+      // route out of a pod narrower than a NIC (a fat-tree oversubscribed past one NIC's share)
+      // is slower than any step was costed for: there the flow carries what its NIC would, and the
+      // way out makes it take longer.
+      if (!capped && r.group_exit_Bps > 0.0) {
+        const double nic_Bps = platform_.node_network(platform_.node_of(g)).nic_Bps;
+        if (r.bandwidth_Bps < nic_Bps)
+          rate = std::min(wire_Bps, nic_Bps);
+      }
       const auto bytes = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(serialize_s * rate)));
       // A mailbox communication leaves from its sender's host: each flow gets its own actor on
       // the GPU it leaves from.
