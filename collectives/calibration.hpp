@@ -10,8 +10,12 @@
 //   nccl.efficiency.KIND        fraction of the link bandwidth a channel really achieves
 //   nccl.efficiency.PROTO       fraction of NCCL's bandwidth limit the LL / LL128 protocols reach
 //   nccl.efficiency.nvls        fraction of a GPU's NVLink bandwidth the switch's multicast
-//                               reduction sustains inside a node, NVLS / NVLSTree (the network's
-//                               part is not touched; an AllReduce carries S (1 + 1/n) each way)
+//                               reduction sustains inside a node under NVLS (an AllReduce carries
+//                               S (1 + 1/n) each way)
+//   nccl.efficiency.nvls_tree   the same for the node's part of NVLSTree (the network's part is
+//                               not touched); unset: nccl.efficiency.nvls. Fitted apart because
+//                               they measure apart: on DGX H100 one node's NVLS sustains more than
+//                               the node's part of a two-node NVLSTree (docs/validation.md)
 //   nccl.efficiency.all_to_all  fraction of the NICs' collective rate (after nccl.efficiency.net)
 //                               that AllToAll sustains, every GPU sending to and receiving from
 //                               every other node at once (many connections into each NIC)
@@ -46,6 +50,7 @@ struct Calibration {
   double efficiency[3] = {1.0, 1.0, 1.0};      // by platforms::LinkKind
   double ll_efficiency = 1.0, ll128_efficiency = 1.0;
   double nvls_efficiency = 1.0;
+  double nvls_tree_efficiency = 1.0;
   double all_to_all_efficiency = 1.0;
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
@@ -59,7 +64,7 @@ struct Calibration {
     return p == Protocol::ll ? ll_efficiency : p == Protocol::ll128 ? ll128_efficiency : 1.0;
   }
   double algorithm_efficiency(NcclAlgo a) const {
-    return a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree ? nvls_efficiency : 1.0;
+    return a == NcclAlgo::nvls ? nvls_efficiency : a == NcclAlgo::nvls_tree ? nvls_tree_efficiency : 1.0;
   }
 };
 

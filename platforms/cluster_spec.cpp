@@ -124,7 +124,7 @@ const std::map<std::string, ClusterSpec>& presets() {
     // and the NIC binds (scripts/calibrate_nccl.py on the 10-node, 8 GPUs per node AllGather from
     // 1 GiB; its ReduceScatter and NVLSTree AllReduce, two 4-node AllReduce tables of other
     // clusters and the NCCL_MIN_CTAS=24 table held out, docs/validation.md).
-    h100.calibration = {{"nccl.efficiency.nvls", "0.74"}, {"nccl.p2p_channel_bw.net", "12.4"},
+    h100.calibration = {{"nccl.efficiency.nvls", "0.821"}, {"nccl.efficiency.nvls_tree", "0.74"}, {"nccl.p2p_channel_bw.net", "12.4"},
                         {"nccl.coll_channel_bw.net", "20.1"}, {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand}};
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
@@ -236,7 +236,8 @@ const std::vector<Figure>& figures() {
       {"nccl.efficiency.net", "Calibrated: fraction of NIC bandwidth a collective achieves (0..1]"},
       {"nccl.efficiency.ll", "Calibrated: fraction of NCCL's LL bandwidth limit reached (0..1]"},
       {"nccl.efficiency.ll128", "Calibrated: fraction of NCCL's LL128 bandwidth limit reached (0..1]"},
-      {"nccl.efficiency.nvls", "Calibrated: fraction of a GPU's NVLink bandwidth an NVLS / NVLSTree reduction sustains (0..1]"},
+      {"nccl.efficiency.nvls", "Calibrated: fraction of a GPU's NVLink bandwidth an NVLS reduction sustains in one node (0..1]"},
+      {"nccl.efficiency.nvls_tree", "Calibrated: the same for the node's part of NVLSTree (0..1]; unset: nccl.efficiency.nvls"},
       {"nccl.efficiency.all_to_all", "Calibrated: fraction of the NICs' collective rate an AllToAll sustains (0..1]"},
       {"nccl.p2p_channel_bw.nvlink", "Calibrated: GB/s one send/recv channel moves over NVLink (0: no limit)"},
       {"nccl.p2p_channel_bw.pcie", "Calibrated: GB/s one send/recv channel moves over PCIe (0: no limit)"},

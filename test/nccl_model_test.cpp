@@ -184,6 +184,21 @@ TEST_CASE("calibration from platform properties, and what it changes") {
   CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.net_device_latency_us") != std::string::npos);
 }
 
+TEST_CASE("NVLSTree's efficiency defaults to NVLS's, and each applies to its own algorithm only") {
+  auto platform = ndv4(1);
+  platform.properties["nccl.efficiency.nvls"] = "0.8";
+  Calibration c = calibration_of(platform, "p");
+  CHECK(c.algorithm_efficiency(NcclAlgo::nvls) == 0.8);
+  CHECK(c.algorithm_efficiency(NcclAlgo::nvls_tree) == 0.8);
+  CHECK(c.algorithm_efficiency(NcclAlgo::ring) == 1.0);
+  platform.properties["nccl.efficiency.nvls_tree"] = "0.7";
+  c = calibration_of(platform, "p");
+  CHECK(c.algorithm_efficiency(NcclAlgo::nvls) == 0.8);
+  CHECK(c.algorithm_efficiency(NcclAlgo::nvls_tree) == 0.7);
+  platform.properties["nccl.efficiency.nvls_tree"] = "0";
+  CHECK(echo::test::user_error_of([&] { calibration_of(platform, "p.xml"); }).find("nccl.efficiency.nvls_tree") != std::string::npos);
+}
+
 TEST_CASE("an uncontended collective takes the same time in `analytic` and `steps`") {
   const auto registry = AlgorithmRegistry::with_builtins();
   for (const auto& platform : {ndv4(1), ndv4(2), ndv4(4), h100(2)}) {

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using echo::test::run_cli;
@@ -149,4 +150,25 @@ TEST_CASE("an oversubscribed fat-tree slows AllToAll across pods, not the rings 
   CHECK(narrow > 1.8 * full);
   CHECK(narrow < 4.0 * full);
   CHECK(time_us("all_reduce", "4") == test::Approx(time_us("all_reduce", "1")));
+}
+
+TEST_CASE("one node's NVLS and two nodes' NVLSTree take their own efficiency, each defaulting to nccl.efficiency.nvls") {
+  // dgx-h100 carries both (fitted apart: 0.821 on one node's NVLS, 0.74 on two nodes' NVLSTree).
+  const auto run = [](int nodes, const std::string& sets) {
+    const auto r = run_cli("nccl-tests --platform preset:dgx-h100:" + std::to_string(nodes) + " --gpus " +
+                           std::to_string(8 * nodes) + " -b 1G -e 1G --json" + sets);
+    REQUIRE(r.code == 0);
+    const auto row = nlohmann::json::parse(r.out)["rows"][0];
+    CHECK(row["algorithm"].get<std::string>().rfind(nodes == 1 ? "NVLS/" : "NVLSTree/", 0) == 0);
+    return row["time_us"].get<double>();
+  };
+  const double one = run(1, ""), two = run(2, "");
+  // Inside one node a 1 GiB NVLS AllReduce is bound by what the switch reduces: time ~ 1 / efficiency.
+  CHECK(run(1, " --set nccl.efficiency.nvls=0.4105") == test::Approx(2 * one).epsilon(0.02));
+  CHECK(run(1, " --set nccl.efficiency.nvls_tree=0.3") == test::Approx(one));
+  CHECK(run(2, " --set nccl.efficiency.nvls=0.3") == test::Approx(two));
+  CHECK(run(2, " --set nccl.efficiency.nvls_tree=0.2") > 1.5 * two);
+  const auto bad = run_cli("nccl-tests --platform preset:dgx-h100:1 --gpus 8 --set nccl.efficiency.nvls_tree=1.5");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("a fraction in (0, 1]") != std::string::npos);
 }
