@@ -47,6 +47,7 @@ Calibration calibration_of(const platforms::RouteOracle& platform, const std::st
   c.nvls_efficiency = read(platform, source, "nccl.efficiency.nvls", 1.0, 1e-6, 1.0);
   c.nvls_tree_efficiency = read(platform, source, "nccl.efficiency.nvls_tree", c.nvls_efficiency, 1e-6, 1.0);
   c.all_to_all_efficiency = read(platform, source, "nccl.efficiency.all_to_all", 1.0, 1e-6, 1.0);
+  c.all_to_all_nvlink_efficiency = read(platform, source, "nccl.efficiency.all_to_all_nvlink", 1.0, 1e-6, 1.0);
   // Not a calibration: what NCCL's tuner believes of the network (comm_shape.hpp reads it); checked here.
   read(platform, source, "nccl.net_device_latency_us", 0.0, 0.0, 1e4);
   return c;

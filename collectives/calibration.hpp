@@ -19,6 +19,9 @@
 //   nccl.efficiency.all_to_all  fraction of the NICs' collective rate (after nccl.efficiency.net)
 //                               that AllToAll sustains, every GPU sending to and receiving from
 //                               every other node at once (many connections into each NIC)
+//   nccl.efficiency.all_to_all_nvlink  the same inside a node: the fraction of its NVLinks' rate
+//                               (after nccl.efficiency.nvlink) a GPU sustains sending to and
+//                               receiving from every other GPU of the node at once
 //   nccl.p2p_channel_bw.KIND    GB/s one send/recv channel moves over KIND (0: no limit beyond
 //                               the link). NCCL gives a peer's send/recv a few channels of its
 //                               own (p2p_channels.hpp), collectives many: one peer alone may stay
@@ -52,6 +55,7 @@ struct Calibration {
   double nvls_efficiency = 1.0;
   double nvls_tree_efficiency = 1.0;
   double all_to_all_efficiency = 1.0;
+  double all_to_all_nvlink_efficiency = 1.0;
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
   double p2p_peer_net_us = 0.0;

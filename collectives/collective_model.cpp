@@ -167,8 +167,10 @@ Plan CollectiveModel::plan(const CollectiveCall& call) const {
     plan.algorithm = algorithms_.find(name);
     plan.algorithm_name = name;
     plan.costs = point_to_point_costs(shape);
-    if (call.op == Op::all_to_all)
+    if (call.op == Op::all_to_all) {
       plan.costs.link_Bps[static_cast<int>(LinkKind::network)] *= calibration_.all_to_all_efficiency;
+      plan.costs.efficiency[static_cast<int>(LinkKind::nvlink)] *= calibration_.all_to_all_nvlink_efficiency;
+    }
     // The proxy sets up each peer across nodes in turn before that peer's data moves.
     const std::uint32_t remote_peers =
         call.op == Op::all_to_all ? shape.ranks - std::min(shape.ranks, shape.ppn) : (shape.nodes > 1 ? 1 : 0);

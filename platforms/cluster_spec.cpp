@@ -109,11 +109,15 @@ const std::map<std::string, ClusterSpec>& presets() {
     ClusterSpec h100 = a100;
     h100.preset = "dgx-h100";
     h100.cpu = "intel";  // DGX H100: Intel Xeon
-    // NCCL's nominal figures but one: the NVSwitch's multicast reduction sustains 74% of a GPU's
-    // NVLink bandwidth in an NVLS / NVLSTree AllReduce (77% of NCCL's NVLS figure before the node's
-    // part was timed from the links' load; scripts/calibrate_nccl.py dgx-h100 on the two
-    // 2-node H100 AllReduce tables of ../shared/data/collectives, sizes from 64 MiB; the 4- and
-    // 10-node, AWS p5 and GCP tables held out, docs/validation.md). The HGX H100 baseboard is the
+    // NCCL's nominal figures but these. The NVSwitch's multicast reduction sustains 74% of a GPU's
+    // NVLink bandwidth in the node's part of an NVLSTree AllReduce (77% of NCCL's NVLS figure
+    // before the node's part was timed from the links' load; scripts/calibrate_nccl.py dgx-h100 on
+    // the two 2-node H100 AllReduce tables of ../shared/data/collectives, sizes from 64 MiB; the 4-
+    // and 10-node, AWS p5 and GCP tables held out) and 82.1% in one node's NVLS AllReduce (fitted on
+    // one single-node 8-GPU run of xxrjun/nccl-tests-cluster from 64 MiB; its nine other nodes and
+    // ten 4-GPU runs held out). An AllToAll inside a node sustains 92.9% of the NVLinks' rate (the
+    // same runs' AllToAll from 1 GiB, the rest held out) — what InfiniBand's NICs sustain under
+    // all-to-all too (0.928, below). docs/validation.md has each fit. The HGX H100 baseboard is the
     // same in every Hopper preset below, which inherit it.
     // And a send/recv channel between nodes moves 12.4 GB/s (NCCL's own figure is 14): a peer's
     // send/recv gets a few channels, collectives many (scripts/calibrate_nccl.py on the 10-node,
@@ -125,7 +129,8 @@ const std::map<std::string, ClusterSpec>& presets() {
     // 1 GiB; its ReduceScatter and NVLSTree AllReduce, two 4-node AllReduce tables of other
     // clusters and the NCCL_MIN_CTAS=24 table held out, docs/validation.md).
     h100.calibration = {{"nccl.efficiency.nvls", "0.821"}, {"nccl.efficiency.nvls_tree", "0.74"}, {"nccl.p2p_channel_bw.net", "12.4"},
-                        {"nccl.coll_channel_bw.net", "20.1"}, {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand}};
+                        {"nccl.coll_channel_bw.net", "20.1"}, {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand},
+                        {"nccl.efficiency.all_to_all_nvlink", "0.929"}};
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";
@@ -239,6 +244,7 @@ const std::vector<Figure>& figures() {
       {"nccl.efficiency.nvls", "Calibrated: fraction of a GPU's NVLink bandwidth an NVLS reduction sustains in one node (0..1]"},
       {"nccl.efficiency.nvls_tree", "Calibrated: the same for the node's part of NVLSTree (0..1]; unset: nccl.efficiency.nvls"},
       {"nccl.efficiency.all_to_all", "Calibrated: fraction of the NICs' collective rate an AllToAll sustains (0..1]"},
+      {"nccl.efficiency.all_to_all_nvlink", "Calibrated: fraction of a GPU's NVLink rate an AllToAll inside a node sustains (0..1]"},
       {"nccl.p2p_channel_bw.nvlink", "Calibrated: GB/s one send/recv channel moves over NVLink (0: no limit)"},
       {"nccl.p2p_channel_bw.pcie", "Calibrated: GB/s one send/recv channel moves over PCIe (0: no limit)"},
       {"nccl.p2p_channel_bw.net", "Calibrated: GB/s one send/recv channel moves between nodes (0: no limit)"},
