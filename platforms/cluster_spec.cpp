@@ -117,7 +117,10 @@ const std::map<std::string, ClusterSpec>& presets() {
     // one single-node 8-GPU run of xxrjun/nccl-tests-cluster from 64 MiB; its nine other nodes and
     // ten 4-GPU runs held out). An AllToAll inside a node sustains 92.9% of the NVLinks' rate (the
     // same runs' AllToAll from 1 GiB, the rest held out) — what InfiniBand's NICs sustain under
-    // all-to-all too (0.928, below). docs/validation.md has each fit. The HGX H100 baseboard is the
+    // all-to-all too (0.928, below). A send/recv channel (one CTA) moves 20.6 GB/s over NVLink, so
+    // a send inside a node goes at the pace of the channels NCCL gives it for its size (4 for 32
+    // MiB among 8 GPUs: 80 GB/s, as measured; fitted on one 8-GPU SendRecv run up to 128 MiB, the
+    // other 19 held out). docs/validation.md has each fit. The HGX H100 baseboard is the
     // same in every Hopper preset below, which inherit it.
     // And a send/recv channel between nodes moves 12.4 GB/s (NCCL's own figure is 14): a peer's
     // send/recv gets a few channels, collectives many (scripts/calibrate_nccl.py on the 10-node,
@@ -130,7 +133,7 @@ const std::map<std::string, ClusterSpec>& presets() {
     // clusters and the NCCL_MIN_CTAS=24 table held out, docs/validation.md).
     h100.calibration = {{"nccl.efficiency.nvls", "0.821"}, {"nccl.efficiency.nvls_tree", "0.74"}, {"nccl.p2p_channel_bw.net", "12.4"},
                         {"nccl.coll_channel_bw.net", "20.1"}, {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand},
-                        {"nccl.efficiency.all_to_all_nvlink", "0.929"}};
+                        {"nccl.efficiency.all_to_all_nvlink", "0.929"}, {"nccl.p2p_channel_bw.nvlink", "20.6"}};
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";

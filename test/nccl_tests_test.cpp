@@ -187,3 +187,19 @@ TEST_CASE("an AllToAll inside a node sustains nccl.efficiency.all_to_all_nvlink 
   CHECK(bad.code == 2);
   CHECK(bad.err.find("a fraction in (0, 1]") != std::string::npos);
 }
+
+TEST_CASE("a send inside an H100 node runs on the channels NCCL gives its size, each moving nccl.p2p_channel_bw.nvlink") {
+  const auto busbw = [](int gpus, const std::string& size) {
+    const auto r = run_cli("nccl-tests --platform preset:dgx-h100:1 --op sendrecv --gpus " + std::to_string(gpus) + " -b " +
+                           size + " -e " + size + " --json");
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["rows"][0]["busbw_GBps"].get<double>();
+  };
+  // NCCL (enqueue.cc, addP2pToPlan): 32 channels a peer at most, halved until the communicator's
+  // ranks fit its 32 p2p channels (4 among 8 GPUs, 8 among 4), doubled while a part exceeds 16 MiB.
+  // Measured on DGX H100 (xxrjun/nccl-tests-cluster): 79.6 / 149 GB/s at 32 MiB, 163 at 128 MiB.
+  CHECK(busbw(8, "32M") == test::Approx(4 * 20.6).epsilon(0.05));
+  CHECK(busbw(4, "32M") == test::Approx(8 * 20.6).epsilon(0.08));  // less the call's latency
+  CHECK(busbw(8, "128M") == test::Approx(8 * 20.6).epsilon(0.05));
+  CHECK(busbw(8, "4G") > 340);  // enough channels: the NVLinks bind
+}
