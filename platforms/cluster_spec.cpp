@@ -131,9 +131,13 @@ const std::map<std::string, ClusterSpec>& presets() {
     // and the NIC binds (scripts/calibrate_nccl.py on the 10-node, 8 GPUs per node AllGather from
     // 1 GiB; its ReduceScatter and NVLSTree AllReduce, two 4-node AllReduce tables of other
     // clusters and the NCCL_MIN_CTAS=24 table held out, docs/validation.md).
-    h100.calibration = {{"nccl.efficiency.nvls", "0.821"}, {"nccl.efficiency.nvls_tree", "0.74"}, {"nccl.p2p_channel_bw.net", "12.4"},
-                        {"nccl.coll_channel_bw.net", "20.1"}, {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand},
-                        {"nccl.efficiency.all_to_all_nvlink", "0.929"}, {"nccl.p2p_channel_bw.nvlink", "20.6"}};
+    h100.calibration = {{"nccl.efficiency.nvls", "0.821"},
+                        {"nccl.efficiency.nvls_tree", "0.74"},
+                        {"nccl.efficiency.all_to_all", kAllToAllOnInfiniBand},
+                        {"nccl.efficiency.all_to_all_nvlink", "0.929"},
+                        {"nccl.p2p_channel_bw.net", "12.4"},
+                        {"nccl.p2p_channel_bw.nvlink", "20.6"},
+                        {"nccl.coll_channel_bw.net", "20.1"}};
     h100.gpu = "H100-SXM5-80GB";
     h100.nvlink_bw = "370.8GBps";
     h100.nic_bw = "400Gbps";

@@ -152,7 +152,7 @@ TEST_CASE("an oversubscribed fat-tree slows AllToAll across pods, not the rings 
   CHECK(time_us("all_reduce", "4") == test::Approx(time_us("all_reduce", "1")));
 }
 
-TEST_CASE("one node's NVLS and two nodes' NVLSTree take their own efficiency, each defaulting to nccl.efficiency.nvls") {
+TEST_CASE("one node's NVLS and two nodes' NVLSTree each take their own efficiency") {
   // dgx-h100 carries both (fitted apart: 0.821 on one node's NVLS, 0.74 on two nodes' NVLSTree).
   const auto run = [](int nodes, const std::string& sets) {
     const auto r = run_cli("nccl-tests --platform preset:dgx-h100:" + std::to_string(nodes) + " --gpus " +
