@@ -81,6 +81,11 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
   GroupRounds rounds(p);
   if (rounds.spans_groups() && p.costs.split_group_exits)
     s.mark_group_exits_split();
+  // A member's sends inside its node and its sends to other nodes are two chains, each one send
+  // after the other, side by side: NCCL runs the rounds on channels of their own, so the NVLinks
+  // and the NICs move their parts at once (a chain's sends share their links, as in turn).
+  constexpr std::uint32_t kNone = ~0u;
+  std::vector<std::uint32_t> last_local(n, kNone), last_remote(n, kNone);
   for (std::uint32_t k = 1; k < n; ++k) {
     if (rounds.spans_groups())
       rounds.start_round(k);
@@ -88,10 +93,11 @@ Schedule PairwiseAllToAll::build(const PlannedCall& p) const {
       const std::uint32_t peer = (m + k) % n;
       const platforms::Route route = p.platform.route(p.call.gpus[m], p.call.gpus[peer]);
       const double serialize = static_cast<double>(per_peer) / crossing_send_Bps(p, route, send_Bps(p, route), rounds, m, peer);
-      if (k == 1)
-        s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {});
+      std::uint32_t& last = p.same_node(m, peer) ? last_local[m] : last_remote[m];
+      if (last == kNone)
+        last = s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {});
       else
-        s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {{(k - 2) * n + m, DepKind::order}});
+        last = s.add_step(m, peer, per_peer, serialize, p.costs.hop(route.kind), {{last, DepKind::order}});
     }
   }
   s.finalize();
@@ -110,8 +116,9 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
   platforms::Route route[3];
   double own_Bps[3] = {0, 0, 0};
   bool known[3] = {false, false, false};
-  // A member's sends go one after the other; each arrives a latency after it left.
-  std::vector<double> left(n, 0.0);
+  // A member's sends go one after the other in each of its two chains (inside its node, to other
+  // nodes); each arrives a latency after it left.
+  std::vector<double> left_local(n, 0.0), left_remote(n, 0.0);
   double slowest = 0.0;
   for (std::uint32_t k = 1; k < n; ++k) {
     if (rounds.spans_groups())
@@ -125,8 +132,9 @@ std::optional<double> PairwiseAllToAll::closed_form_s(const PlannedCall& p) cons
         known[c] = true;
       }
       const platforms::Route& r = route[c];
-      left[m] += static_cast<double>(per_peer) / crossing_send_Bps(p, r, own_Bps[c], rounds, m, peer);
-      slowest = std::max(slowest, left[m] + p.costs.hop(r.kind));
+      double& left = c == 0 ? left_local[m] : left_remote[m];
+      left += static_cast<double>(per_peer) / crossing_send_Bps(p, r, own_Bps[c], rounds, m, peer);
+      slowest = std::max(slowest, left + p.costs.hop(r.kind));
     }
   }
   return p.costs.base_s + slowest;
