@@ -173,7 +173,7 @@ TEST_CASE("one node's NVLS and two nodes' NVLSTree each take their own efficienc
   CHECK(bad.err.find("a fraction in (0, 1]") != std::string::npos);
 }
 
-TEST_CASE("an AllToAll inside a node sustains nccl.efficiency.all_to_all_nvlink of the NVLinks; other ops do not") {
+TEST_CASE("an AllToAll inside a node sustains nccl.efficiency.all_to_all_nvlink of the NVLinks, other ops do not") {
   const auto time_us = [](const std::string& op, const std::string& sets) {
     const auto r = run_cli("nccl-tests --platform preset:dgx-h100:1 --gpus 8 -b 4G -e 4G --json --op " + op + sets);
     REQUIRE(r.code == 0);
