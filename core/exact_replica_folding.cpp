@@ -105,37 +105,39 @@ std::vector<bool> exchanging_communicators(const workloads::Workload& w) {
   return out;
 }
 
+namespace {
+
+// Whether a member of `def` sits in another group of nodes than its first member and `accept`s
+// that pair (called with the first member, the other, and their two groups).
+template <typename Accept>
+bool crosses_groups(const workloads::CommunicatorDef& def, const platforms::Cluster& cluster, const Accept& accept) {
+  if (def.ranks.size() < 2)
+    return false;
+  const std::uint32_t first = def.ranks.front();
+  const std::uint32_t home = cluster.group_of(cluster.node_of(first));
+  return std::any_of(def.ranks.begin(), def.ranks.end(), [&](std::uint32_t r) {
+    const std::uint32_t group = cluster.group_of(cluster.node_of(r));
+    return group != home && accept(first, r, home, group);
+  });
+}
+
+} // namespace
+
 bool exchanges_across_groups(const workloads::Workload& w, const platforms::Cluster& cluster) {
   const std::vector<bool> exchanges = exchanging_communicators(w);
-  for (std::size_t c = 0; c < w.communicators.size(); ++c) {
-    if (!exchanges[c])
-      continue;
-    const auto& ranks = w.communicators[c].ranks;
-    const auto crosses = [&](std::uint32_t r) {
-      return cluster.group_of(cluster.node_of(r)) != cluster.group_of(cluster.node_of(ranks.front()));
-    };
-    if (std::any_of(ranks.begin(), ranks.end(), crosses))
+  for (std::size_t c = 0; c < w.communicators.size(); ++c)
+    if (exchanges[c] && crosses_groups(w.communicators[c], cluster, [](auto...) { return true; }))
       return true;
-  }
   return false;
 }
 
 bool communicates_across_narrow_group_exits(const workloads::Workload& w, const platforms::Cluster& cluster) {
-  for (const workloads::CommunicatorDef& def : w.communicators) {
-    if (def.ranks.size() < 2)
-      continue;
-    const std::uint32_t first = def.ranks.front();
-    const std::uint32_t home = cluster.group_of(cluster.node_of(first));
-    for (std::uint32_t r : def.ranks) {
-      const std::uint32_t group = cluster.group_of(cluster.node_of(r));
-      if (group == home)
-        continue;
-      const double exit_Bps = cluster.route(first, r).group_exit_Bps;
-      if (cluster.group_exit_narrower_than_nics(home, exit_Bps) || cluster.group_exit_narrower_than_nics(group, exit_Bps))
-        return true;
-    }
-  }
-  return false;
+  const auto narrow = [&](std::uint32_t first, std::uint32_t r, std::uint32_t home, std::uint32_t group) {
+    const double exit_Bps = cluster.route(first, r).group_exit_Bps;
+    return cluster.group_exit_narrower_than_nics(home, exit_Bps) || cluster.group_exit_narrower_than_nics(group, exit_Bps);
+  };
+  return std::any_of(w.communicators.begin(), w.communicators.end(),
+                     [&](const workloads::CommunicatorDef& def) { return crosses_groups(def, cluster, narrow); });
 }
 
 bool owns_its_nics(const std::vector<std::uint32_t>& ranks, const platforms::Cluster& cluster) {

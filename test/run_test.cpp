@@ -22,6 +22,8 @@ using nlohmann::json;
 namespace {
 
 json run_json(const std::string& args) { return echo::test::run_cli_json("run " + args + " --json -q"); }
+// The mean rank's exposed communication of one parallelism (`dp`, `tp`, `ep`, ...) in a run's JSON.
+double exposed_comm_s(const json& run, const std::string& kind) { return run["breakdown"]["exposed_comm_s"][kind].get<double>(); }
 
 const std::string kPlatform = ECHO_SOURCE_DIR "/examples/platforms/one_node_8gpu.xml";
 
@@ -666,7 +668,7 @@ TEST_CASE("flow: a tree or NVLS call's own concurrent steps do not contend with 
                                          "seq_len: 4096}\n  training: {global_batch: " + std::to_string(nodes) +
                                          ", micro_batch: 1, dtype: bf16}\n  parallel: {tp: 8, pp: 1, dp: " + std::to_string(nodes) +
                                          parallel + "}\ncommunication: {fidelity: " + fidelity + ", algo: " + algo + "}\n");
-    return run_json("'" + job + "'")["breakdown"]["exposed_comm_s"][group].get<double>();
+    return exposed_comm_s(run_json("'" + job + "'"), group);
   };
   CHECK(exposed(1, "tree", "flow", "tp") == echo::test::Approx(exposed(1, "tree", "steps", "tp")).epsilon(0.01));
   CHECK(exposed(1, "ring", "flow", "tp") == echo::test::Approx(exposed(1, "ring", "steps", "tp")).epsilon(0.01));
@@ -1308,7 +1310,7 @@ TEST_CASE("concurrent AllToAlls across pods share the pods' up-links by their ra
                                    "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
                                    "  parallel: {tp: 8, pp: 1, ep: 8, dp: 8, sequence_parallel: true}\n");
   const auto run = [&](const std::string& set) { return run_json(job + " " + set); };
-  const auto exposed_ep = [](const json& j) { return j["breakdown"]["exposed_comm_s"]["ep"].get<double>(); };
+  const auto exposed_ep = [](const json& j) { return exposed_comm_s(j, "ep"); };
   const json full = run("--set platform.oversubscription=1"), narrow = run("--set platform.oversubscription=8");
   CHECK(exposed_ep(narrow) > 1.2 * exposed_ep(full));
   // The 1:1 up-link is wide enough for all eight: nothing slows, as before capacity links.
@@ -1333,7 +1335,7 @@ TEST_CASE("data-parallel rings across pods share an oversubscribed up-link under
                                    "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
                                    "  parallel: {tp: 8, pp: 1, dp: 8}\n");
   const auto run = [&](const std::string& set) { return run_json(job + " " + set); };
-  const auto exposed_dp = [](const json& j) { return j["breakdown"]["exposed_comm_s"]["dp"].get<double>(); };
+  const auto exposed_dp = [](const json& j) { return exposed_comm_s(j, "dp"); };
   const json full = run("--set platform.oversubscription=1"), half = run("--set platform.oversubscription=2"),
              narrow = run("--set platform.oversubscription=8");
   CHECK(exposed_dp(half) == echo::test::Approx(exposed_dp(full)).epsilon(1e-9));
@@ -1361,7 +1363,7 @@ TEST_CASE("one ring through a pod's up-link narrower than a NIC moves at the up-
                                    "  training: {global_batch: 8, micro_batch: 1, dtype: bf16}\n"
                                    "  parallel: {tp: 1, pp: 1, dp: 8}\n");
   const auto exposed_dp = [&](const std::string& set) {
-    return run_json(job + " " + set)["breakdown"]["exposed_comm_s"]["dp"].get<double>();
+    return exposed_comm_s(run_json(job + " " + set), "dp");
   };
   const double wide = exposed_dp("--set platform.oversubscription=4"), narrow = exposed_dp("--set platform.oversubscription=8");
   CHECK(wide == echo::test::Approx(exposed_dp("--set platform.oversubscription=1")).epsilon(1e-9));
@@ -1380,7 +1382,7 @@ TEST_CASE("an expert-parallel job across two pods waits longer for its AllToAlls
                                    " moe: {experts: 64, top_k: 2}}\n"
                                    "  training: {global_batch: 64, micro_batch: 1, dtype: bf16}\n"
                                    "  parallel: {tp: 1, pp: 1, ep: 64, dp: 64}\n");
-  const auto exposed_ep = [&](const std::string& set) { return run_json(job + " " + set)["breakdown"]["exposed_comm_s"]["ep"].get<double>(); };
+  const auto exposed_ep = [&](const std::string& set) { return exposed_comm_s(run_json(job + " " + set), "ep"); };
   const double full = exposed_ep("--set platform.oversubscription=1");
   const double narrow = exposed_ep("--set platform.oversubscription=8");
   CHECK(narrow > 2 * full);
