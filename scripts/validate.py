@@ -50,11 +50,12 @@ def refuse(message):
     sys.exit(2)
 
 
-def job(platform, model, training, parallel):
+def job(platform, model, training, parallel, communication=None):
     def inline(d):
         return "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
-    return (f"platform: {inline(platform)}\nworkload:\n  model: {inline(model)}\n  training: {inline(training)}\n"
+    text = (f"platform: {inline(platform)}\nworkload:\n  model: {inline(model)}\n  training: {inline(training)}\n"
             f"  parallel: {inline(parallel)}\n")
+    return text + (f"communication: {inline(communication)}\n" if communication else "")
 
 
 def megatron_rows():
@@ -96,6 +97,15 @@ def dgxc_rows():
             # so Megatron-Core's dispatcher knows every split size without asking the GPU (core 0.9,
             # token_dispatcher.py: drop_and_pad sets no cuda_sync_point): no host wait per layer.
             training["host"] = "{sync_moe_dispatch: false}"
+        # What each recipe's configure.sh (dgxc-benchmarking @35a9aec) sets beside its yaml:
+        # NVTE_FUSED_ATTN=0 for Grok-1 and Nemotron-4 340B (Transformer Engine then runs
+        # FlashAttention-2; Llama 3.1 and Nemotron-4 15B set 1: cuDNN's).
+        if r["model"].startswith("Grok") or r["model"] == "Nemotron4-340B":
+            training["attention"] = "te_flash"
+        # grok1_314b.yaml, alone of the recipes, does not set cross_entropy_loss_fusion: NeMo 24.09's
+        # megatron_gpt_pretraining.py keeps Megatron-Core's default (false), the eager fp32 loss.
+        if r["model"].startswith("Grok"):
+            training["fused_cross_entropy"] = "false"
         # Every recipe sets optim.grad_sync_dtype: bf16: the gradient buffer the fused weight-gradient
         # GEMMs add into (Apex's distributed_fused_adam's contiguous buffer, Megatron-Core's
         # grad_reduce_in_fp32 off) and the data-parallel reduction are bf16.
@@ -109,13 +119,15 @@ def dgxc_rows():
                     "zero": 1, "dp_overlap": "true"}
         if vp > 1:
             parallel.update({"schedule": "interleaved-1f1b", "virtual_stages": vp, "p2p_overlap": "true"})
-        # ub_tp_comm_overlap, as each recipe sets it: true in llama3.1_70b.yaml, llama3.1_405b.yaml and
-        # nemotron4-15b-synth.yaml; false in grok1_314b.yaml and nemotron4-340b-synth.yaml (8B: tp 1).
-        if tp > 1 and (r["model"] in ("Llama3.1-70B", "Nemotron4-15B") or r["model"].startswith("Llama3.1-405B")):
+        # ub_tp_comm_overlap as each run had it: true in llama3.1_70b.yaml, llama3.1_405b.yaml and
+        # nemotron4-15b-synth.yaml; grok1_314b.yaml and nemotron4-340b-synth.yaml say false, but their
+        # configure.sh passes model.ub_tp_comm_overlap=true on the command line (8B: tp 1). Megatron-Core
+        # builds MoE experts without userbuffers: in Grok-1 only the attention's linears overlap.
+        if tp > 1:
             parallel["tp_overlap"] = "true"
             # The SMs the pipelined ReduceScatters hold (ub_tp_comm_overlap_cfg's num_sm, with
-            # set_sm_margin): the Llama recipes give them; nemotron4-15b-synth.yaml gives no cfg, so
-            # Transformer Engine's defaults (16).
+            # set_sm_margin): the Llama recipes give them; the Nemotron-4 and Grok-1 recipes give no
+            # cfg, so Transformer Engine's defaults (16).
             if r["model"] == "Llama3.1-70B":
                 parallel["tp_overlap_sms"] = "{proj_fprop: 24, fc2_fprop: 16}"
             elif r["model"].startswith("Llama3.1-405B"):
@@ -123,7 +135,9 @@ def dgxc_rows():
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
         training["recompute"] = recompute
-        yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model, training, parallel), step
+        # Every configure.sh exports NCCL_NVLS_ENABLE=0: no NVLS / NVLSTree.
+        yield name, job({"preset": "dgx-h100", "nodes": max(1, gpus // 8)}, model, training, parallel,
+                        {"algo": '"^nvls,nvlstree"'}), step
 
 
 def foundry_rows():

@@ -68,6 +68,7 @@ TEST_CASE("Transformer Engine's attention is cuDNN's on Hopper and FlashAttentio
   CHECK(effective_attention_kernel(AttentionKernel::te, h100) == AttentionKernel::cudnn);
   CHECK(effective_attention_kernel(AttentionKernel::te, a100) == AttentionKernel::flash);
   CHECK(effective_attention_kernel(AttentionKernel::flash, h100) == AttentionKernel::flash);
+  CHECK(effective_attention_kernel(AttentionKernel::te_flash, h100) == AttentionKernel::flash);  // NVTE_FUSED_ATTN=0
   const KernelOp te = sweep_op(4096, true, true, AttentionKernel::te);
   KernelOp cudnn = te, flash = te;
   cudnn.attention = AttentionKernel::cudnn;

@@ -310,6 +310,20 @@ TEST_CASE("Megatron-Core's attention into Transformer Engine copies a grouped-qu
   CHECK(flash.count("layer0.qkv.grad_concat") == 0);
 }
 
+TEST_CASE("Transformer Engine with its cuDNN backend off (te_flash) runs FlashAttention-2, fed through the same QKV split") {
+  auto kernels = [](AttentionKernel attention) {
+    TrainingJob job = small_job(1, 1, 8);
+    job.model.kv_heads = 4;
+    job.training.attention = attention;
+    return kernel_us(job, 8);
+  };
+  const auto te = kernels(AttentionKernel::te), te_flash = kernels(AttentionKernel::te_flash), flash = kernels(AttentionKernel::flash);
+  CHECK(te_flash.at("layer0.attention.query_copy") == te.at("layer0.attention.query_copy"));
+  CHECK(te_flash.at("layer0.qkv.grad_concat") == te.at("layer0.qkv.grad_concat"));
+  CHECK(te_flash.at("layer0.attention") == flash.at("layer0.attention"));
+  CHECK(te_flash.at("layer0.attention") > 1.3 * te.at("layer0.attention"));  // on Hopper cuDNN is 1.6-1.7x FlashAttention-2
+}
+
 TEST_CASE("unfused attention: Megatron's fused softmax where its blocks fit, PyTorch's fp32 ops where they do not") {
   // gpt3-1.3b: 16 heads, 2,048 tokens. At TP 8 a GPU holds 2 heads: micro-batch 1 gives 2 score
   // matrices, not a multiple of the kernel's 4 (megatron/model/fused_softmax.py).

@@ -59,6 +59,8 @@ double hopper_share(bool cudnn, const AttentionShape& a) {
 } // namespace
 
 AttentionKernel effective_attention_kernel(AttentionKernel k, const GpuSpec& gpu) {
+  if (k == AttentionKernel::te_flash)
+    return AttentionKernel::flash;
   if (k != AttentionKernel::te)
     return k;
   return gpu.arch == GpuArch::hopper ? AttentionKernel::cudnn : AttentionKernel::flash;

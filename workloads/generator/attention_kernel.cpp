@@ -8,9 +8,10 @@ namespace echo::workloads {
 
 namespace {
 
-constexpr std::array<std::pair<AttentionKernel, const char*>, 5> kNames = {{{AttentionKernel::flash, "flash"},
+constexpr std::array<std::pair<AttentionKernel, const char*>, 6> kNames = {{{AttentionKernel::flash, "flash"},
                                                                              {AttentionKernel::cudnn, "cudnn"},
                                                                              {AttentionKernel::te, "te"},
+                                                                             {AttentionKernel::te_flash, "te_flash"},
                                                                              {AttentionKernel::flash1, "flash1"},
                                                                              {AttentionKernel::unfused, "unfused"}}};
 

@@ -7,6 +7,9 @@
 //           1.6-1.7x faster than it.
 //  te:      what Transformer Engine picks: cuDNN on Hopper ("FusedAttention preference on Hopper+
 //           for performance reasons", TE 1.11 get_attention_backend), FlashAttention-2 before.
+//  te_flash: Transformer Engine with its cuDNN backend turned off (NVTE_FUSED_ATTN=0, as NVIDIA's
+//           Grok-1 and Nemotron-4 340B NeMo 24.09 recipes run it): FlashAttention-2 on every GPU,
+//           fed the way `te` is (Megatron-Core's split of the fused QKV output).
 //  flash1:  a fused kernel of the first generation (FlashAttention v1, and the Triton FlashAttention
 //           of 2022-23 that MPT / llm-foundry ran with ALiBi): the same memory, half FlashAttention-2's
 //           speed — FlashAttention-2 is "around 2x faster" and v1 reached 25-40% of A100's peak against
@@ -21,7 +24,11 @@
 
 namespace echo::workloads {
 
-enum class AttentionKernel { flash, cudnn, te, flash1, unfused };
+enum class AttentionKernel { flash, cudnn, te, te_flash, flash1, unfused };
+
+// Transformer Engine's DotProductAttention, whichever backend it runs: Megatron-Core feeds it
+// through the split of the fused QKV output.
+inline bool through_transformer_engine(AttentionKernel k) { return k == AttentionKernel::te || k == AttentionKernel::te_flash; }
 
 const char* attention_kernel_name(AttentionKernel k);
 std::optional<AttentionKernel> parse_attention_kernel(const std::string& word);

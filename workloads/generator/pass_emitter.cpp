@@ -573,7 +573,7 @@ void PassEmitter::layer_forward(const std::string& p) {
   // output is split by KV group, and with grouped-query attention the query's reshape to
   // [tokens, heads, head_dim] cannot be a view of it: a copy. Its backward concatenates the three
   // gradients again (TE's _SplitAlongDim: they are separate tensors by then).
-  if (s_.job->training.attention == AttentionKernel::te && s_.kv_heads_local < s_.heads_local)
+  if (through_transformer_engine(s_.job->training.attention) && s_.kv_heads_local < s_.heads_local)
     memory(p + "attention.query_copy", trace::MEMCPY, t * s_.heads_local * s_.head_dim * e * 2);
   if (s_.rotary)
     rotary(p + "rotary", false);
@@ -647,7 +647,7 @@ void PassEmitter::layer_backward(const std::string& p) {
   attention_backward(p);
   if (s_.rotary)
     rotary(p + "rotary", true);
-  if (s_.job->training.attention == AttentionKernel::te)
+  if (through_transformer_engine(s_.job->training.attention))
     memory(p + "qkv.grad_concat", trace::MEMCPY, t * qkv * e * 2);
   column_parallel_backward(p + "qkv", h, qkv);
   norm_backward(p + "norm1");
