@@ -184,6 +184,8 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
             "true lets a pipeline stage go on while its sends wait for the neighbour", file);
   read_flag(p, "tp_overlap", spec.tp_overlap,
             "true overlaps the sequence-parallel AllGathers and ReduceScatters with their GEMMs (userbuffers)", file);
+  read_flag(p, "tp_overlap_fp8_buf", spec.tp_overlap_fp8_buf,
+            "true: with fp8 and tp_overlap, the pipelined ReduceScatters move FP8 partial sums (TE's ub_cfg fp8_buf)", file);
   if (p["tp_overlap_sms"]) {
     // Transformer Engine's ub_cfg names; the GPU's SM count bounds them (checked with the platform).
     const YAML::Node sms = require_map(p, "tp_overlap_sms", file, false);

@@ -132,6 +132,9 @@ def dgxc_rows():
                 parallel["tp_overlap_sms"] = "{proj_fprop: 24, fc2_fprop: 16}"
             elif r["model"].startswith("Llama3.1-405B"):
                 parallel["tp_overlap_sms"] = "{proj_fprop: 24, fc2_fprop: 8}"
+                # Its configure.sh: ub_tp_comm_overlap_cfg.{proj,fc2}_fprop.fp8_buf=$FP8_ENABLED.
+                if r["precision"] == "FP8":
+                    parallel["tp_overlap_fp8_buf"] = "true"
         step = float(r["step_time_s"].split()[0])
         name = f"{r['model']} {r['precision']} {gpus} GPUs"
         training["recompute"] = recompute

@@ -23,6 +23,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <optional>
 #include <set>
 
@@ -664,6 +665,28 @@ TEST_CASE("tp_overlap: the SP gathers pass shard by shard beside the GEMM's chun
   CHECK(with["workload"]["settings"]["parallel.tp_overlap"] == "true");
 }
 
+TEST_CASE("tp_overlap_fp8_buf: an FP8 run's pipelined ReduceScatters move one byte an element, the other TP collectives keep theirs") {
+  auto tp_bytes = [](bool fp8_buf) {
+    TrainingJob job = small_job(4, 1, 2);
+    job.training.dtype = DataType::fp8;
+    job.parallel.sequence_parallel = job.parallel.tp_overlap = true;
+    job.parallel.tp_overlap_fp8_buf = fp8_buf;
+    job.merge_kernels = false;
+    check_training_job(job, 8, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::fp8));
+    std::map<std::string, double> bytes;  // the forward's pipelined splits, and everything else on tp
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.has_collective() && t.collective().comm() == "tp")
+        bytes[std::regex_search(t.name(), std::regex(R"(\.(attention\.out|mlp\.down)\.reducescatter\d$)")) ? "pipelined" : "other"] +=
+            t.collective().bytes();
+    return bytes;
+  };
+  auto plain = tp_bytes(false), fp8 = tp_bytes(true);
+  CHECK(plain["pipelined"] > 0);
+  CHECK(fp8["pipelined"] == test::Approx(plain["pipelined"] / 2));  // bf16 partial sums, 2 bytes, become 1
+  CHECK(fp8["other"] == test::Approx(plain["other"]));
+}
+
 TEST_CASE("tp_overlap_sms: the chunked output GEMMs run on the SMs the pipelined ReduceScatters leave them") {
   auto chunk_us = [](std::uint32_t proj, std::uint32_t fc2) {
     TrainingJob job = small_job(4, 1, 2);
@@ -988,6 +1011,9 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
             .find("parallel.tp_overlap needs tensor parallelism") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={proj_fprop: 108}'")
             .find("parallel.tp_overlap_sms gives a communication kernel 108 SMs, but the A100-SXM4-80GB has 108") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=true --set workload.parallel.tp_overlap_fp8_buf=true")
+            .find("parallel.tp_overlap_fp8_buf needs tp_overlap and training.dtype fp8 (tp_overlap true, dtype") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap_fp8_buf=maybe").find("tp_overlap_fp8_buf") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={qkv_wgrad: 24}'")
             .find("unknown key 'qkv_wgrad' in `workload.parallel.tp_overlap_sms`") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={fc2_fprop: -1}'").find("fc2_fprop") != std::string::npos);

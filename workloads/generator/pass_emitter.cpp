@@ -108,7 +108,9 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
 // the next computes; the layer goes on when the last has.
 void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k, double sms_held) {
   constexpr std::uint32_t kSplits = 4;
-  const double bytes = s_.tokens * n * s_.element_bytes / kSplits;  // a split's [tokens / 4 x n] partial sums
+  // a split's [tokens / 4 x n] partial sums, in FP8 where the userbuffers are (tp_overlap_fp8_buf)
+  const double element = s_.job->parallel.tp_overlap_fp8_buf ? 1.0 : s_.element_bytes;
+  const double bytes = s_.tokens * n * element / kSplits;
   TaskId reduced = kNoTask;
   for (std::uint32_t i = 0; i < kSplits; ++i) {
     gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k, 1, true, sms_held);

@@ -102,6 +102,7 @@ Settings resolved_settings(const TrainingJob& job) {
     const TpOverlapSms& s = p.tp_overlap_sms;
     count("parallel.tp_overlap_sms.proj_fprop", s.proj_fprop);
     count("parallel.tp_overlap_sms.fc2_fprop", s.fc2_fprop);
+    add("parallel.tp_overlap_fp8_buf", word(p.tp_overlap_fp8_buf));
   }
   add("parallel.bucket_mb", number(p.bucket_mb));
   add("parallel.order", p.order);

@@ -118,6 +118,10 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
               (p.sequence_parallel ? "true" : "false") + ")",
           "userbuffers overlap the sequence-parallel AllGathers and ReduceScatters: set sequence_parallel: true and tp > 1, "
           "or tp_overlap: false");
+  require(!p.tp_overlap_fp8_buf || (p.tp_overlap && job.training.dtype == DataType::fp8), job,
+          "parallel.tp_overlap_fp8_buf needs tp_overlap and training.dtype fp8 (tp_overlap " +
+              std::string(p.tp_overlap ? "true" : "false") + ", dtype " + data_type_name(job.training.dtype) + ")",
+          "FP8 userbuffers carry the ReduceScatters of an FP8 run's userbuffer overlap: set both, or tp_overlap_fp8_buf: false");
   {
     const TpOverlapSms& s = p.tp_overlap_sms;
     const std::uint32_t most = std::max(s.proj_fprop, s.fc2_fprop);

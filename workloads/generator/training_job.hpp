@@ -72,6 +72,10 @@ struct ParallelSpec {
   // after a row-parallel GEMM is pipelined over its chunks. Needs sequence parallelism.
   bool tp_overlap = false;
   TpOverlapSms tp_overlap_sms;
+  // With FP8 and tp_overlap: the pipelined ReduceScatters' userbuffers hold FP8 (TE's ub_cfg
+  // `fp8_buf` on proj_fprop and fc2_fprop): the row-parallel GEMMs write their partial sums in FP8
+  // and the ReduceScatters move one byte an element, reduced in higher precision as they arrive.
+  bool tp_overlap_fp8_buf = false;
   double bucket_mb = 25;           // MiB of gradients per DP bucket
   std::string order = "tp-cp-ep-dp-pp";
 };
