@@ -84,6 +84,7 @@ def dgxc_rows():
         cp, ep, vp = number(r["cp"]), number(r["ep"]), number(r["vp"])
         vocab = 256000 if "256k" in r["vocab"] else 128256
         moe = r["arch"].startswith("MoE")
+        grok = r["model"].startswith("Grok")
         model = {"layers": r["layers"], "hidden": r["hidden"], "heads": r["heads"], "kv_heads": r["kv_groups"], "ffn_hidden": r["ffn"], "vocab": vocab, "seq_len": r["seq_len"],
                  # nemotron4-*-synth.yaml: squared ReLU (eager: bias_activation_fusion false), rotary
                  # embeddings, no biases, untied: the generator's defaults for squared_relu. Grok-1's
@@ -100,11 +101,11 @@ def dgxc_rows():
         # What each recipe's configure.sh (dgxc-benchmarking @35a9aec) sets beside its yaml:
         # NVTE_FUSED_ATTN=0 for Grok-1 and Nemotron-4 340B (Transformer Engine then runs
         # FlashAttention-2; Llama 3.1 and Nemotron-4 15B set 1: cuDNN's).
-        if r["model"].startswith("Grok") or r["model"] == "Nemotron4-340B":
+        if grok or r["model"] == "Nemotron4-340B":
             training["attention"] = "te_flash"
         # grok1_314b.yaml, alone of the recipes, does not set cross_entropy_loss_fusion: NeMo 24.09's
         # megatron_gpt_pretraining.py keeps Megatron-Core's default (false), the eager fp32 loss.
-        if r["model"].startswith("Grok"):
+        if grok:
             training["fused_cross_entropy"] = "false"
         # Every recipe sets optim.grad_sync_dtype: bf16: the gradient buffer the fused weight-gradient
         # GEMMs add into (Apex's distributed_fused_adam's contiguous buffer, Megatron-Core's

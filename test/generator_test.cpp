@@ -23,8 +23,8 @@
 #include <functional>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <optional>
+#include <regex>
 #include <set>
 
 using namespace echo;
