@@ -139,6 +139,8 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
             file);
   read_flag(t, "grad_accumulation_fusion", spec.grad_accumulation_fusion,
             "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch", file);
+  read_flag(t, "fp8_params", spec.fp8_params,
+            "true: with dtype fp8, the linear weights are FP8 tensors and the distributed optimizer gathers them in FP8", file);
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
   if (t["micro_batch"])

@@ -111,6 +111,9 @@ def dgxc_rows():
         # GEMMs add into (Apex's distributed_fused_adam's contiguous buffer, Megatron-Core's
         # grad_reduce_in_fp32 off) and the data-parallel reduction are bf16.
         training["grad_dtype"] = "bf16"
+        # Every configure.sh passes model.fp8_params=$FP8_ENABLED: FP8 weights, gathered in FP8.
+        if r["precision"] == "FP8":
+            training["fp8_params"] = "true"
         if r["model"] == "Nemotron4-340B":
             # nemotron4-340b-synth.yaml: Apex's distributed_fused_adam with optim.dtype bf16 (NeMo
             # then keeps no master copy: store_params off).

@@ -687,6 +687,44 @@ TEST_CASE("tp_overlap_fp8_buf: an FP8 run's pipelined ReduceScatters move one by
   CHECK(fp8["other"] == test::Approx(plain["other"]));
 }
 
+TEST_CASE("fp8_params: the distributed optimizer gathers the linear weights in FP8 and the rest in 16-bit") {
+  TrainingJob job = small_job(1, 1, 4);
+  job.training.dtype = DataType::fp8;
+  job.parallel.zero = 1;
+  job.parallel.dp_overlap = true;
+  job.merge_kernels = false;
+  auto gathered = [&job](bool fp8_params) {
+    job.training.fp8_params = fp8_params;
+    check_training_job(job, 4, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::fp8));
+    double bytes = 0;
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.has_collective() && t.name() == "params.allgather")
+        bytes += static_cast<double>(t.collective().bytes());
+    return bytes;
+  };
+  const double plain = gathered(false), fp8 = gathered(true);
+  const Shapes s(job);
+  CHECK(plain == test::Approx(stage_parameters(s, 0) * 2).epsilon(1e-3));
+  // Each linear weight moves one byte instead of two; the embeddings and norms keep theirs.
+  CHECK(plain - fp8 == test::Approx(job.model.layers * s.linear_params()).epsilon(1e-3));
+  CHECK(fp8 > plain / 2);
+  // FSDP's per-layer gathers the same way (torchtitan's float8 all-gather).
+  job.parallel.zero = 3;
+  auto layer_gather = [&job](bool fp8_params) {
+    job.training.fp8_params = fp8_params;
+    check_training_job(job, 4, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::fp8));
+    for (const auto& t : g.trace.templates(0).tasks())
+      if (t.has_collective() && t.name() == "layer0.params.allgather")
+        return static_cast<double>(t.collective().bytes());
+    return 0.0;
+  };
+  const double layer_plain = layer_gather(false);
+  REQUIRE(layer_plain > 0);
+  CHECK(layer_plain - layer_gather(true) == test::Approx(s.linear_params()).epsilon(1e-6));
+}
+
 TEST_CASE("tp_overlap_sms: the chunked output GEMMs run on the SMs the pipelined ReduceScatters leave them") {
   auto chunk_us = [](std::uint32_t proj, std::uint32_t fc2) {
     TrainingJob job = small_job(4, 1, 2);
@@ -1014,6 +1052,9 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
   CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap=true --set workload.parallel.tp_overlap_fp8_buf=true")
             .find("parallel.tp_overlap_fp8_buf needs tp_overlap and training.dtype fp8 (tp_overlap true, dtype") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.tp_overlap_fp8_buf=maybe").find("tp_overlap_fp8_buf") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.training.fp8_params=true")
+            .find("training.fp8_params needs training.dtype fp8 (dtype") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.training.fp8_params=often").find("fp8_params") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={qkv_wgrad: 24}'")
             .find("unknown key 'qkv_wgrad' in `workload.parallel.tp_overlap_sms`") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={fc2_fprop: -1}'").find("fc2_fprop") != std::string::npos);

@@ -78,6 +78,8 @@ Settings resolved_settings(const TrainingJob& job) {
   add("training.fused_cross_entropy", word(t.fused_cross_entropy));
   add("training.grad_dtype", t.grad_dtype ? data_type_name(*t.grad_dtype) : t.dtype == DataType::fp16 ? "fp16" : "fp32");
   add("training.optimizer_dtype", data_type_name(t.optimizer_dtype));
+  if (t.dtype == DataType::fp8)
+    add("training.fp8_params", word(t.fp8_params));
   add("training.host.forward_op_us", number(h.forward_op_s * 1e6));
   add("training.host.backward_op_us", number(h.backward_op_s * 1e6));
   add("training.host.collective_op_us", number(h.collective_op_s * 1e6));

@@ -29,6 +29,7 @@ Shapes::Shapes(const TrainingJob& j) : job(&j) {
   rotary = m.rotary;
   const bool wide = j.training.dtype == DataType::fp32 || j.training.dtype == DataType::tf32;
   element_bytes = wide ? 4 : 2;
+  linear_weight_gather_bytes = j.training.fp8_params ? 1 : element_bytes;
   // Megatron-LM accumulates and reduces bf16 (and fp8) training's gradients in fp32
   // (accumulate_allreduce_grads_in_fp32 is set with --bf16); fp16 training reduces in fp16.
   grad_bytes = j.training.grad_dtype ? (*j.training.grad_dtype == DataType::fp32 ? 4 : 2) : j.training.dtype == DataType::fp16 ? 2 : 4;
@@ -53,6 +54,8 @@ double Shapes::mlp_params() const {
 }
 
 double Shapes::layer_params() const { return attention_params() + mlp_params() + 2 * hidden; }
+
+double Shapes::linear_params() const { return attention_params() + (moe ? expert_params() : mlp_params()); }
 
 double Shapes::embedding_params() const { return vocab_local * hidden; }
 

@@ -22,6 +22,7 @@ struct Shapes {
   double experts_local = 0;   // experts / ep
   double vocab_local = 0;     // padded to a multiple of 128 * tp, as Megatron-LM pads it, then / tp
   double element_bytes = 2;   // activations and weights
+  double linear_weight_gather_bytes = 2;  // a linear weight in a parameter AllGather: 1 with training.fp8_params
   double grad_bytes = 4;      // gradients as kept and reduced across data parallelism (training.grad_dtype)
   double step_grad_bytes = 4;        // the gradient as the optimizer step reads it
   double optimizer_state_bytes = 4;  // each of Adam's two moments (training.optimizer_dtype)
@@ -36,6 +37,7 @@ struct Shapes {
   double mlp_params() const;          // dense MLP, or the local experts plus the router
   double expert_params() const;       // the local experts' share of mlp_params() (0 when dense)
   double layer_params() const;        // attention + MLP + the two norms
+  double linear_params() const;       // the linear layers' weights: attention and MLP or experts, no norms or router
   double embedding_params() const;    // vocab_local * hidden
 };
 

@@ -63,6 +63,9 @@ void check_training_job(TrainingJob& job, std::uint32_t platform_gpus, const Gpu
             std::string("a 16-bit optimizer state is kept in the weights' own type: use ") + data_type_name(weights) +
                 ", or fp32");
   }
+  require(!t.fp8_params || t.dtype == DataType::fp8, job,
+          std::string("training.fp8_params needs training.dtype fp8 (dtype ") + data_type_name(t.dtype) + ")",
+          "FP8 weights exist only in an FP8 run: set dtype: fp8, or fp8_params: false");
   require(m.heads % p.tp == 0, job, "tp (" + num(p.tp) + ") does not divide heads (" + num(m.heads) + ")",
           "tensor parallelism splits attention heads: pick tp dividing heads");
   require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, job,

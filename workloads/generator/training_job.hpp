@@ -42,6 +42,11 @@ struct TrainingSpec {
   // the weights' own 16-bit type, with no master copy (4 bytes; NeMo's distributed_fused_adam with
   // `optim.dtype: bf16`, Apex's store_params off when the state matches the weights).
   DataType optimizer_dtype = DataType::fp32;
+  // FP8 runs only: the linear layers' weights are stored as FP8 tensors (Transformer Engine's
+  // fp8_model_init; NeMo's `fp8_params`), so the distributed optimizer gathers them in FP8, one
+  // byte an element (NeMo's distributed Adam: param_sync_dtype uint8 for FP8 params; Megatron-Core
+  // 0.9: fp8_param_gather). Norms, the router and the embeddings stay 16-bit.
+  bool fp8_params = false;
 };
 
 // SMs Transformer Engine's userbuffers hold for the pipelined ReduceScatters after the

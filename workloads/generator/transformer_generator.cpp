@@ -36,7 +36,8 @@ trace::DataType trace_dtype(DataType t) {
 // first used in the forward pass at `first_use`: 0 the embedding, 1 + l the chunk's layer l, 1 +
 // layers the head.
 struct Bucket {
-  double dense = 0, expert = 0;  // parameters
+  double dense = 0, expert = 0;                            // parameters
+  double dense_gather_bytes = 0, expert_gather_bytes = 0;  // what the parameter AllGathers move
   TaskId ready = kNoTask;
   std::uint32_t first_use = 0;
 };
@@ -191,9 +192,12 @@ private:
     Bucket open;
     // Gradients complete from the head back to the embedding: the item added last to a bucket is
     // the one the forward uses first.
-    auto add = [&](double dense, double expert, TaskId ready, std::uint32_t forward_position) {
+    // fp8_linear: how many of the dense parameters are linear weights (FP8 with fp8_params).
+    auto add = [&](double dense, double expert, double fp8_linear, TaskId ready, std::uint32_t forward_position) {
       open.dense += dense;
       open.expert += expert;
+      open.dense_gather_bytes += fp8_linear * s_.linear_weight_gather_bytes + (dense - fp8_linear) * s_.element_bytes;
+      open.expert_gather_bytes += expert * s_.linear_weight_gather_bytes;
       open.first_use = forward_position;
       if (!p_.dp_overlap)
         open.ready = all_done;
@@ -205,12 +209,12 @@ private:
       }
     };
     if (spec.head && (!job_.model.tied_embeddings || p_.pp > 1))
-      add(s_.embedding_params() + s_.hidden, 0, head_done_[chunk], spec.layers + 1);
+      add(s_.embedding_params() + s_.hidden, 0, 0, head_done_[chunk], spec.layers + 1);
     const double expert = expert_apart() ? s_.expert_params() : 0;
     for (std::uint32_t l = spec.layers; l-- > 0;)
-      add(s_.layer_params() - expert, expert, grads_done_[chunk][l], l + 1);
+      add(s_.layer_params() - expert, expert, s_.linear_params() - expert, grads_done_[chunk][l], l + 1);
     if (spec.embedding)
-      add(s_.embedding_params(), 0, embedding_done_[chunk], 0);
+      add(s_.embedding_params(), 0, 0, embedding_done_[chunk], 0);
     if (open.dense + open.expert > 0)
       buckets.push_back(open);
     return buckets;
@@ -240,10 +244,9 @@ private:
       for (auto bucket = buckets.rbegin(); bucket != buckets.rend(); ++bucket) {
         TaskId gathered = kNoTask;
         if (bucket->dense > 0)
-          gathered = b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket->dense * s_.element_bytes);
+          gathered = b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket->dense_gather_bytes);
         if (bucket->expert > 0 && expert_shard() > 1)
-          gathered = b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp",
-                                   bucket->expert * s_.element_bytes);
+          gathered = b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp", bucket->expert_gather_bytes);
         at[bucket->first_use] = gathered;  // one stream: the later gather implies the earlier
       }
       gates[c].embedding = at.front();
@@ -296,10 +299,9 @@ private:
     const TaskId step = b_.compute(streams::compute, adam, model_.time_s(adam));
     if ((p_.zero == 1 || p_.zero == 2) && data_parallel() && !p_.dp_overlap)
       for (const Bucket& bucket : all_buckets(step)) {
-        b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket.dense * s_.element_bytes, {step});
+        b_.collective(streams::dp, "params.allgather", trace::ALL_GATHER, "dp", bucket.dense_gather_bytes, {step});
         if (bucket.expert > 0 && expert_shard() > 1)
-          b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp", bucket.expert * s_.element_bytes,
-                        {step});
+          b_.collective(streams::dp, "expert_params.allgather", trace::ALL_GATHER, "edp", bucket.expert_gather_bytes, {step});
       }
   }
 
