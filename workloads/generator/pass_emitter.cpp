@@ -268,8 +268,10 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
   if (!zero3_)
     return;
   // Prefetched one layer ahead: the gather starts with the previous layer's first kernel.
-  const double bytes = s_.linear_params() * s_.linear_weight_gather_bytes + (s_.layer_params() - s_.linear_params()) * s_.element_bytes;
-  const TaskId gathered = b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {layer_first_kernel_});
+  const double linear = s_.linear_params();
+  const double bytes = linear * s_.linear_weight_gather_bytes + (s_.layer_params() - linear) * s_.element_bytes;
+  const TaskId gathered =
+      b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {layer_first_kernel_});
   layer_first_kernel_ = kNoTask;
   wait_for(gathered);
 }
