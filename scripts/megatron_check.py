@@ -69,6 +69,17 @@ workload:
 """
 
 
+def predict(echo, row):
+    """`echo-des run` on the row's job: the summary as a dict, or raises RuntimeError with its stderr."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(job_yaml(row))
+    out = subprocess.run([echo, "run", f.name, "--json", "-q"], capture_output=True, text=True)
+    os.unlink(f.name)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip())
+    return json.loads(out.stdout)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--csv", default=os.path.join(ROOT, "..", "shared", "data", "e2e", "megatron-published.csv"))
@@ -82,14 +93,11 @@ def main():
         print("| table | model | GPUs | TP/PP/DP | measured s | predicted s | error | predicted MFU |")
         print("|---|---|---:|---|---:|---:|---:|---:|")
     for row in rows:
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write(job_yaml(row))
-        out = subprocess.run([args.echo, "run", f.name, "--json", "-q"], capture_output=True, text=True)
-        os.unlink(f.name)
-        if out.returncode != 0:
-            print(f"{row['table']} {row['model']}: {out.stderr.strip()}", file=sys.stderr)
+        try:
+            j = predict(args.echo, row)
+        except RuntimeError as e:
+            print(f"{row['table']} {row['model']}: {e}", file=sys.stderr)
             continue
-        j = json.loads(out.stdout)
         predicted = j["iteration_time_s"]
         measured = measured_seconds(row)
         err = (predicted - measured) / measured

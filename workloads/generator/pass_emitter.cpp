@@ -268,8 +268,7 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
   if (!zero3_)
     return;
   // Prefetched one layer ahead: the gather starts with the previous layer's first kernel.
-  const double linear = s_.linear_params();
-  const double bytes = linear * s_.linear_weight_gather_bytes + (s_.layer_params() - linear) * s_.element_bytes;
+  const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
   const TaskId gathered =
       b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {layer_first_kernel_});
   layer_first_kernel_ = kNoTask;

@@ -57,6 +57,10 @@ double Shapes::layer_params() const { return attention_params() + mlp_params() +
 
 double Shapes::linear_params() const { return attention_params() + (moe ? expert_params() : mlp_params()); }
 
+double Shapes::parameter_gather_bytes(double params, double linear) const {
+  return linear * linear_weight_gather_bytes + (params - linear) * element_bytes;
+}
+
 double Shapes::embedding_params() const { return vocab_local * hidden; }
 
 } // namespace echo::workloads

@@ -38,6 +38,8 @@ struct Shapes {
   double expert_params() const;       // the local experts' share of mlp_params() (0 when dense)
   double layer_params() const;        // attention + MLP + the two norms
   double linear_params() const;       // the linear layers' weights: attention and MLP or experts, no norms or router
+  // Bytes a parameter AllGather moves for `params` parameters of which `linear` are linear weights.
+  double parameter_gather_bytes(double params, double linear) const;
   double embedding_params() const;    // vocab_local * hidden
 };
 

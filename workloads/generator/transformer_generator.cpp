@@ -196,8 +196,8 @@ private:
     auto add = [&](double dense, double expert, double fp8_linear, TaskId ready, std::uint32_t forward_position) {
       open.dense += dense;
       open.expert += expert;
-      open.dense_gather_bytes += fp8_linear * s_.linear_weight_gather_bytes + (dense - fp8_linear) * s_.element_bytes;
-      open.expert_gather_bytes += expert * s_.linear_weight_gather_bytes;
+      open.dense_gather_bytes += s_.parameter_gather_bytes(dense, fp8_linear);
+      open.expert_gather_bytes += s_.parameter_gather_bytes(expert, expert);
       open.first_use = forward_position;
       if (!p_.dp_overlap)
         open.ready = all_done;
