@@ -179,6 +179,17 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
   count("virtual_stages", spec.virtual_stages, 1);
   if (p["zero"])
     spec.zero = static_cast<std::uint32_t>(std::stoi(one_of(p["zero"], "zero", {"0", "1", "2", "3"}, file)));
+  spec.backward_prefetch = framework.backward_prefetch;
+  if (p["backward_prefetch"]) {
+    const std::string b = one_of(p["backward_prefetch"], "backward_prefetch", {"pre", "post", "none"}, file);
+    spec.backward_prefetch = b == "pre" ? workloads::BackwardPrefetch::pre
+                             : b == "post" ? workloads::BackwardPrefetch::post
+                                           : workloads::BackwardPrefetch::none;
+    if (spec.zero != 3)
+      throw UserError(file, line_of(p["backward_prefetch"]),
+                      "`backward_prefetch` orders ZeRO-3's parameter gathers, and this job has zero: " + std::to_string(spec.zero),
+                      "set zero: 3 (FSDP), or drop backward_prefetch");
+  }
   read_flag(p, "sequence_parallel", spec.sequence_parallel,
             "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)", file);
   read_flag(p, "dp_overlap", spec.dp_overlap, "true overlaps the gradient buckets with the backward pass", file);

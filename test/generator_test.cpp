@@ -19,6 +19,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -860,6 +861,67 @@ TEST_CASE("ZeRO-3 gathers a layer's parameters once per pass, also when full rec
   }
 }
 
+TEST_CASE("ZeRO-3's backward gathers the next layer at this layer's start (pre), after its gradients (post) or after its ReduceScatter (none)") {
+  for (const BackwardPrefetch mode : {BackwardPrefetch::pre, BackwardPrefetch::post, BackwardPrefetch::none}) {
+    TrainingJob job = small_job(1, 1, 4);
+    job.training.global_batch = 4;  // one micro-batch a rank
+    job.parallel.zero = 3;
+    job.parallel.backward_prefetch = mode;
+    job.merge_kernels = false;
+    check_training_job(job, 4, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    const auto& tasks = g.trace.templates(0).tasks();
+    // Positions in issue order (the data-parallel stream runs its calls in that order).
+    auto at = [&](const std::string& name) {
+      for (int i = 0; i < tasks.size(); ++i)
+        if (tasks[i].name() == name)
+          return i;
+      FAIL("no task " << name);
+      return -1;
+    };
+    const int gather = at("layer2.bwd.params.allgather"), scatter = at("layer3.grads.reducescatter");
+    const int first = at("layer3.dropout_add2.bwd"), last = at("layer3.residual1.grad_add");
+    const auto& deps = tasks[gather].deps();
+    CAPTURE(backward_prefetch_name(mode));
+    if (mode == BackwardPrefetch::pre) {
+      CHECK(gather < first);
+      CHECK(gather < scatter);
+    } else if (mode == BackwardPrefetch::post) {
+      CHECK(gather > last);
+      CHECK(gather < scatter);
+      CHECK(std::find(deps.begin(), deps.end(), tasks[last].id()) != deps.end());  // it waits for the layer's gradients
+    } else {
+      CHECK(gather > scatter);
+    }
+    // Whenever it was issued, layer 2's backward waits for it.
+    const auto& waiter = tasks[at("layer2.dropout_add2.bwd")].deps();
+    CHECK(std::find(waiter.begin(), waiter.end(), tasks[gather].id()) != waiter.end());
+  }
+}
+
+TEST_CASE("backward_prefetch: what overlaps shows in the time (pre < post < none), and each framework has its own") {
+  // gpt3-1.3b over two nodes whose NICs are slow enough for the gathers to matter.
+  const std::string job = R"(platform: {preset: dgx-a100, nodes: 2, nic_bw: 50Gbps}
+workload:
+  model: {name: gpt3-1.3b}
+  training: {global_batch: 16, micro_batch: 1, recompute: full}
+  parallel: {dp: 16, zero: 3}
+)";
+  auto time_of = [&](const char* mode) {
+    return test::run_job_yaml(job, std::string("--set workload.parallel.backward_prefetch=") + mode)["iteration_time_s"].get<double>();
+  };
+  const double pre = time_of("pre"), post = time_of("post"), none = time_of("none");
+  CHECK(pre < post);
+  CHECK(post < none);
+  auto setting = [&](const char* framework) {
+    return test::run_job_yaml(job, std::string("--set workload.training.framework=") + framework)["workload"]["settings"]
+        ["parallel.backward_prefetch"].get<std::string>();
+  };
+  CHECK(setting("fsdp") == "post");  // Composer's FSDPConfig default (llm-foundry)
+  CHECK(setting("torchtitan") == "pre");  // FSDP2's explicit backward prefetch
+  CHECK(setting("megatron-lm") == "pre");
+}
+
 TEST_CASE("ZeRO-3 over one rank (dp x cp = 1) has nothing to shard: no gathers, no scatters, the weights whole") {
   // It used to gather over a data-parallel communicator that a job of one replica does not have,
   // and the run stopped with an error about the trace's communicators (found by a random sweep).
@@ -1049,6 +1111,10 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
   CHECK(run_error(kSmallJob, "--set workload.training.fp8_params=true")
             .find("training.fp8_params needs training.dtype fp8 (dtype") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.training.fp8_params=often").find("fp8_params") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.backward_prefetch=post")
+            .find("`backward_prefetch` orders ZeRO-3's parameter gathers, and this job has zero: 1") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.zero=3 --set workload.parallel.backward_prefetch=early")
+            .find("backward_prefetch") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={qkv_wgrad: 24}'")
             .find("unknown key 'qkv_wgrad' in `workload.parallel.tp_overlap_sms`") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={fc2_fprop: -1}'").find("fc2_fprop") != std::string::npos);

@@ -75,8 +75,11 @@ std::vector<Framework> table() {
 
   // FSDP returns the gradient norm as a tensor; Composer and torchtitan read losses only when they log.
   Framework fsdp = framework("fsdp", "PyTorch FSDP FULL_SHARD (llm-foundry / Composer): parameters gathered per layer, gradients reduce-scattered",
-                             "pytorch/pytorch torch/distributed/fsdp; mosaicml/llm-foundry", eager_pytorch());
+                             "pytorch/pytorch torch/distributed/fsdp; mosaicml/llm-foundry; mosaicml/composer FSDPConfig "
+                             "(backward_prefetch='BACKWARD_POST', limit_all_gathers=True)",
+                             eager_pytorch());
   fsdp.zero = 3;
+  fsdp.backward_prefetch = BackwardPrefetch::post;  // Composer's FSDPConfig default; llm-foundry's yamls keep it
   fsdp.pipeline = false;
   t.push_back(fsdp);
 

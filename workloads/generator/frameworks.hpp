@@ -20,6 +20,22 @@ namespace echo::workloads {
 enum class SelectiveRecompute { attention, op };
 inline const char* selective_name(SelectiveRecompute s) { return s == SelectiveRecompute::op ? "op" : "attention"; }
 
+// When ZeRO-3 / FSDP gathers the parameters of the layer whose backward comes next, PyTorch's
+// names (torch.distributed.fsdp.BackwardPrefetch). Every collective of the data-parallel group
+// runs on one NCCL stream in issue order, so the order against the layer's gradient ReduceScatter
+// decides what overlaps:
+//   pre:  in the layer's pre-backward hook: the gather runs beside the layer's backward, and the
+//         ReduceScatter beside the next layer's (FSDP's BACKWARD_PRE, FSDP2's default, DeepSpeed
+//         ZeRO-3's prefetch);
+//   post: in its post-backward hook, before the ReduceScatter: the gather waits for the layer's
+//         gradients and the next layer for the gather, the ReduceScatter runs beside the next
+//         layer's backward (FSDP's BACKWARD_POST, Composer's default);
+//   none: in the next layer's own pre-backward hook, after the ReduceScatter: both wait.
+enum class BackwardPrefetch { pre, post, none };
+inline const char* backward_prefetch_name(BackwardPrefetch b) {
+  return b == BackwardPrefetch::pre ? "pre" : b == BackwardPrefetch::post ? "post" : "none";
+}
+
 // The host thread of each rank (host_thread.hpp): seconds of host time per launch, by who launches
 // it, and where it waits for the GPU.
 struct HostModel {
@@ -52,6 +68,7 @@ struct Framework {
   bool fused_cross_entropy = false;      // TrainingSpec::fused_cross_entropy
   SelectiveRecompute selective = SelectiveRecompute::attention;  // TrainingSpec::selective
   bool compile = true;                   // TrainingSpec::compile
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::pre;  // ParallelSpec::backward_prefetch
 };
 
 const std::vector<Framework>& frameworks();

@@ -267,12 +267,28 @@ TaskId PassEmitter::expert_all_to_all(const std::string& name, double routed_tok
 void PassEmitter::gather_parameters(const std::string& prefix) {
   if (!zero3_)
     return;
+  if (prefetched_gather_ != kNoTask) {
+    wait_for(prefetched_gather_);
+    prefetched_gather_ = layer_first_kernel_ = kNoTask;
+    return;
+  }
   // Prefetched one layer ahead: the gather starts with the previous layer's first kernel.
   const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
   const TaskId gathered =
       b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {layer_first_kernel_});
   layer_first_kernel_ = kNoTask;
   wait_for(gathered);
+}
+
+// The gather of the layer whose backward comes next, issued now (parallel.backward_prefetch): at a
+// layer's start for `pre`, after its gradients for `post`; either way ahead of the layer's gradient
+// ReduceScatter on the data-parallel stream. It starts once the kernels before it are done.
+void PassEmitter::prefetch_parameters(const std::string& prefix) {
+  if (!zero3_)
+    return;
+  const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
+  prefetched_gather_ =
+      b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {last_kernel_});
 }
 
 // The softmax as PyTorch runs it without the fused kernel: the cast to fp32, the scale, the
@@ -566,10 +582,11 @@ void PassEmitter::moe_backward(const std::string& p) {
     wait_for(tp_collective(p + "moe.dgrad.allreduce", trace::ALL_REDUCE, s_.tokens * h * e));
 }
 
-void PassEmitter::layer_forward(const std::string& p) {
+void PassEmitter::layer_forward(const std::string& p, bool gathers) {
   const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
-  gather_parameters(p);
+  if (gathers)
+    gather_parameters(p);
   norm_forward(p + "norm1");
   column_parallel_forward(p + "attention.input", p + "qkv", qkv);
   // Megatron-Core's attention into Transformer Engine (`te`, core 0.9 SelfAttention): the fused QKV
@@ -620,17 +637,20 @@ void PassEmitter::recompute_unkept_ops(const std::string& p) {
   activation_forward(r + "mlp.", t * s_.ffn_local);
 }
 
-void PassEmitter::layer_backward(const std::string& p) {
+void PassEmitter::layer_backward(const std::string& p, const std::string& next) {
   const double h = s_.hidden, e = s_.element_bytes, x = s_.norm_tokens, t = s_.tokens;
   const double qkv = (s_.heads_local + 2 * s_.kv_heads_local) * s_.head_dim;
   const Recompute recompute = s_.job->training.recompute;
   const bool op_policy = recompute == Recompute::selective && s_.job->training.selective == SelectiveRecompute::op;
-  // Full recomputation's forward gathers the layer's parameters (FSDP's pre-forward hook); its
-  // backward then finds them gathered: FSDP unshards a layer once per backward either way.
+  // ZeRO-3 unshards a layer once per backward, before its recomputed forward if it has one; the
+  // next layer's gather is issued here or after this layer's gradients (parallel.backward_prefetch).
+  const char* gathered_for = recompute == Recompute::full ? "recompute." : "bwd.";
+  const BackwardPrefetch prefetch = next.empty() ? BackwardPrefetch::none : s_.job->parallel.backward_prefetch;
+  gather_parameters(p + gathered_for);
+  if (prefetch == BackwardPrefetch::pre)
+    prefetch_parameters(next + gathered_for);
   if (recompute == Recompute::full)
-    layer_forward(p + "recompute.");
-  else
-    gather_parameters(p + "bwd.");
+    layer_forward(p + "recompute.", false);
   if (op_policy)
     recompute_unkept_ops(p);
   memory(p + "dropout_add2.bwd", trace::ELEMENTWISE, x * h * (2 * e + 1));
@@ -656,6 +676,8 @@ void PassEmitter::layer_backward(const std::string& p) {
   norm_backward(p + "norm1");
   memory(p + "residual1.grad_add", trace::ELEMENTWISE, x * h * e * 3);
   accumulate_gradients(p);
+  if (prefetch == BackwardPrefetch::post)
+    prefetch_parameters(next + gathered_for);
   if (zero3_)
     b_.collective(streams::dp, p + "grads.reducescatter", trace::REDUCE_SCATTER, "dp", s_.layer_params() * s_.grad_bytes,
                   {last_kernel_});
@@ -778,7 +800,7 @@ TaskId PassEmitter::backward(const ChunkSpec& chunk, TaskId ready, std::vector<T
     head_done = last_kernel_;
   }
   for (std::uint32_t l = chunk.layers; l-- > 0;) {
-    layer_backward(layer_prefix(chunk.first_layer + l));
+    layer_backward(layer_prefix(chunk.first_layer + l), l > 0 ? layer_prefix(chunk.first_layer + l - 1) : std::string());
     grads_done[l] = last_kernel_;
   }
   if (chunk.embedding) {

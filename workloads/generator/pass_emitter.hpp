@@ -13,8 +13,9 @@
 //    AllReduce); recompute per the job's mode;
 //  - embedding on the first chunk of the model, final norm, LM head and vocab-parallel cross
 //    entropy (three small TP AllReduces) on the last;
-//  - ZeRO-3: each layer gathers its parameters before its forward and backward (prefetched one
-//    layer ahead) and reduce-scatters its gradients after its backward.
+//  - ZeRO-3: each layer gathers its parameters before its forward (prefetched one layer ahead)
+//    and its backward (issued where parallel.backward_prefetch says), and reduce-scatters its
+//    gradients after its backward.
 #include "workloads/generator/compute_model.hpp"
 #include "workloads/generator/program_builder.hpp"
 #include "workloads/generator/shapes.hpp"
@@ -148,8 +149,11 @@ private:
   void unfused_attention(const std::string& prefix, bool backward);
   void eager_softmax(const std::string& prefix, double scores, bool backward);
   void attention_backward(const std::string& prefix);
-  void layer_forward(const std::string& prefix);
-  void layer_backward(const std::string& prefix);
+  // `gathers`: the layer's forward gathers its ZeRO-3 parameters itself (not a recomputation whose
+  // backward gathered them).
+  void layer_forward(const std::string& prefix, bool gathers = true);
+  // `next`: the prefix of the layer whose backward follows in this chunk (empty: none).
+  void layer_backward(const std::string& prefix, const std::string& next);
   void mlp_forward(const std::string& prefix);  // with its SP gather and TP reduction
   void mlp_backward(const std::string& prefix);
   double moe_own_tokens() const;                 // tokens this rank routes
@@ -159,6 +163,7 @@ private:
   void head_forward();
   void head_backward();
   void gather_parameters(const std::string& prefix);   // ZeRO-3
+  void prefetch_parameters(const std::string& prefix);  // ZeRO-3, backward
 
   ProgramBuilder& b_;
   const Shapes& s_;
@@ -167,6 +172,7 @@ private:
   std::vector<TaskId> pending_;  // the next kernel waits for these
   TaskId last_kernel_ = kNoTask;
   TaskId layer_first_kernel_ = kNoTask;  // ZeRO-3 prefetch anchor: first kernel of the previous layer
+  TaskId prefetched_gather_ = kNoTask;   // ZeRO-3: the next backward layer's gather, already issued
   bool zero3_ = false;
   bool tp_overlap_ = false;  // userbuffers (parallel.tp_overlap, with sequence parallelism)
   std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once

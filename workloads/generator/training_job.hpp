@@ -66,6 +66,7 @@ struct ParallelSpec {
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   std::uint32_t virtual_stages = 1;
   std::uint32_t zero = 0;          // 0 | 1 (distributed optimizer) | 2 | 3 (FSDP-style)
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::pre;  // ZeRO-3's backward gathers (frameworks.hpp)
   bool dp_overlap = true;
   // Megatron's pipeline exchanges (batch_isend_irecv, then waiting on the requests and, by
   // default, a device synchronize) hold a stage until its sends are received: the next pass starts
