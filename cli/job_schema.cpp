@@ -32,7 +32,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
                                    "sync_before_step", "sync_moe_dispatch", "sync_timers"};
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",
                               "dp_overlap", "p2p_overlap", "tp_overlap", "tp_overlap_sms", "tp_overlap_fp8_buf", "bucket_mb", "order",
-                              "backward_prefetch"};
+                              "backward_prefetch", "flat_parameters"};
     t["workload.parallel.tp_overlap_sms"] = {"proj_fprop", "fc2_fprop"};
     t["communication"] = {"fidelity", "algo", "proto", "nccl_version", "min_ctas", "max_ctas"};
     t["slowdown"] = {"model", "factor", "file"};

@@ -190,6 +190,13 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
                       "`backward_prefetch` orders ZeRO-3's parameter gathers, and this job has zero: " + std::to_string(spec.zero),
                       "set zero: 3 (FSDP), or drop backward_prefetch");
   }
+  spec.flat_parameters = framework.flat_parameters;
+  read_flag(p, "flat_parameters", spec.flat_parameters,
+            "true: ZeRO-3 keeps a layer's parameters as one flat tensor and concatenates its gradient (FSDP1)", file);
+  if (p["flat_parameters"] && spec.zero != 3)
+    throw UserError(file, line_of(p["flat_parameters"]),
+                    "`flat_parameters` describes ZeRO-3's parameters, and this job has zero: " + std::to_string(spec.zero),
+                    "set zero: 3 (FSDP), or drop flat_parameters");
   read_flag(p, "sequence_parallel", spec.sequence_parallel,
             "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)", file);
   read_flag(p, "dp_overlap", spec.dp_overlap, "true overlaps the gradient buckets with the backward pass", file);

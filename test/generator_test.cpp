@@ -922,6 +922,56 @@ workload:
   CHECK(setting("megatron-lm") == "pre");
 }
 
+TEST_CASE("flat_parameters: FSDP1 concatenates each layer's gradient into its flat gradient before the ReduceScatter") {
+  for (const bool flat : {true, false}) {
+    TrainingJob job = small_job(1, 1, 4);
+    job.training.global_batch = 4;
+    job.parallel.zero = 3;
+    job.parallel.flat_parameters = flat;
+    job.merge_kernels = false;
+    check_training_job(job, 4, *gpu_preset("h100"));
+    const Shapes s(job);
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    const auto& tasks = g.trace.templates(0).tasks();
+    int copy = -1, scatter = -1;
+    for (int i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].name() == "layer3.grads.flatten")
+        copy = i;
+      if (tasks[i].name() == "layer3.grads.reducescatter")
+        scatter = i;
+    }
+    CAPTURE(flat);
+    REQUIRE(scatter >= 0);
+    if (!flat) {
+      CHECK(copy < 0);
+      continue;
+    }
+    REQUIRE(copy >= 0);
+    CHECK(copy < scatter);
+    const auto& deps = tasks[scatter].deps();
+    CHECK(std::find(deps.begin(), deps.end(), tasks[copy].id()) != deps.end());  // it reduces the flat gradient
+    // The layer's gradient read and written once, in the training type.
+    KernelOp op;
+    op.category = trace::MEMCPY;
+    op.shape = KernelShape::memory;
+    op.bytes = s.layer_params() * 2 * 2;
+    const double ns = ComputeModel(*gpu_preset("h100"), DataType::bf16).time_s(op) * 1e9;
+    CHECK(static_cast<double>(tasks[copy].compute().duration_ns()) == test::Approx(ns).epsilon(1e-4));  // whole ns
+  }
+  const std::string job = R"(platform: {preset: dgx-a100, nodes: 1}
+workload:
+  model: {name: gpt3-1.3b}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {dp: 8, zero: 3}
+)";
+  auto setting = [&](const char* framework) {
+    return test::run_job_yaml(job, std::string("--set workload.training.framework=") + framework)["workload"]["settings"]
+        ["parallel.flat_parameters"].get<std::string>();
+  };
+  CHECK(setting("fsdp") == "true");
+  CHECK(setting("torchtitan") == "false");
+}
+
 TEST_CASE("ZeRO-3 over one rank (dp x cp = 1) has nothing to shard: no gathers, no scatters, the weights whole") {
   // It used to gather over a data-parallel communicator that a job of one replica does not have,
   // and the run stopped with an error about the trace's communicators (found by a random sweep).
@@ -1115,6 +1165,10 @@ TEST_CASE("bad generator jobs: a clear message and exit code 2") {
             .find("`backward_prefetch` orders ZeRO-3's parameter gathers, and this job has zero: 1") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set workload.parallel.zero=3 --set workload.parallel.backward_prefetch=early")
             .find("backward_prefetch") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.flat_parameters=true")
+            .find("`flat_parameters` describes ZeRO-3's parameters, and this job has zero: 1") != std::string::npos);
+  CHECK(run_error(kSmallJob, "--set workload.parallel.zero=3 --set workload.parallel.flat_parameters=maybe")
+            .find("flat_parameters") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={qkv_wgrad: 24}'")
             .find("unknown key 'qkv_wgrad' in `workload.parallel.tp_overlap_sms`") != std::string::npos);
   CHECK(run_error(kSmallJob, "--set 'workload.parallel.tp_overlap_sms={fc2_fprop: -1}'").find("fc2_fprop") != std::string::npos);

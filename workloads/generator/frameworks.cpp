@@ -80,6 +80,7 @@ std::vector<Framework> table() {
                              eager_pytorch());
   fsdp.zero = 3;
   fsdp.backward_prefetch = BackwardPrefetch::post;  // Composer's FSDPConfig default; llm-foundry's yamls keep it
+  fsdp.flat_parameters = true;                      // FSDP1's FlatParameter (Composer: use_orig_params=True)
   fsdp.pipeline = false;
   t.push_back(fsdp);
 

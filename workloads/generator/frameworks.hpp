@@ -69,6 +69,7 @@ struct Framework {
   SelectiveRecompute selective = SelectiveRecompute::attention;  // TrainingSpec::selective
   bool compile = true;                   // TrainingSpec::compile
   BackwardPrefetch backward_prefetch = BackwardPrefetch::pre;  // ParallelSpec::backward_prefetch
+  bool flat_parameters = false;                                 // ParallelSpec::flat_parameters
 };
 
 const std::vector<Framework>& frameworks();

@@ -676,6 +676,8 @@ void PassEmitter::layer_backward(const std::string& p, const std::string& next) 
   norm_backward(p + "norm1");
   memory(p + "residual1.grad_add", trace::ELEMENTWISE, x * h * e * 3);
   accumulate_gradients(p);
+  if (zero3_ && s_.job->parallel.flat_parameters)
+    memory(p + "grads.flatten", trace::MEMCPY, s_.layer_params() * s_.element_bytes * 2);
   if (prefetch == BackwardPrefetch::post)
     prefetch_parameters(next + gathered_for);
   if (zero3_)

@@ -97,8 +97,10 @@ Settings resolved_settings(const TrainingJob& job) {
   add("parallel.schedule", schedule_name(p.schedule));
   count("parallel.virtual_stages", p.virtual_stages);
   count("parallel.zero", p.zero);
-  if (p.zero == 3)
+  if (p.zero == 3) {
     add("parallel.backward_prefetch", backward_prefetch_name(p.backward_prefetch));
+    add("parallel.flat_parameters", word(p.flat_parameters));
+  }
   add("parallel.dp_overlap", word(p.dp_overlap));
   add("parallel.p2p_overlap", word(p.p2p_overlap));
   add("parallel.tp_overlap", word(p.tp_overlap));

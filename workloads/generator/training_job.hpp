@@ -67,6 +67,12 @@ struct ParallelSpec {
   std::uint32_t virtual_stages = 1;
   std::uint32_t zero = 0;          // 0 | 1 (distributed optimizer) | 2 | 3 (FSDP-style)
   BackwardPrefetch backward_prefetch = BackwardPrefetch::pre;  // ZeRO-3's backward gathers (frameworks.hpp)
+  // ZeRO-3 keeps a layer's parameters as one flat tensor (FSDP1's FlatParameter) and hands its
+  // modules views of it: autograd makes each view's gradient, then concatenates them into the
+  // flat gradient the ReduceScatter takes (the views' split, run backward): one copy of the
+  // layer's gradient on the compute stream after its backward. FSDP2 (torchtitan) keeps the
+  // parameters apart and copies them into its ReduceScatter buffer on its own stream.
+  bool flat_parameters = false;
   bool dp_overlap = true;
   // Megatron's pipeline exchanges (batch_isend_irecv, then waiting on the requests and, by
   // default, a device synchronize) hold a stage until its sends are received: the next pass starts
