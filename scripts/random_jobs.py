@@ -80,6 +80,8 @@ def draw_job(rng):
                 "sequence_parallel": sequence_parallel, "dp_overlap": pick((True, False)),
                 "p2p_overlap": pick((True, False)), "tp_overlap": sequence_parallel and rng.random() < 0.4,
                 "bucket_mb": pick((1, 25, 1000))}
+    if parallel["zero"] == 3 and rng.random() < 0.5:
+        parallel.update(backward_prefetch=pick(("pre", "post", "none")), flat_parameters=pick((True, False)))
     if virtual > 1:
         parallel["virtual_stages"] = virtual
     platform = {"preset": preset, "nodes": max(1, -(-gpus // per_node))}
