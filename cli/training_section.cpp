@@ -179,24 +179,24 @@ workloads::ParallelSpec read_parallel(const YAML::Node& p, const workloads::Fram
   count("virtual_stages", spec.virtual_stages, 1);
   if (p["zero"])
     spec.zero = static_cast<std::uint32_t>(std::stoi(one_of(p["zero"], "zero", {"0", "1", "2", "3"}, file)));
+  // ZeRO-3's own settings: a job that names one without zero: 3 expects something that will not happen.
+  auto zero3_only = [&](const char* key, const std::string& what) {
+    if (p[key] && spec.zero != 3)
+      throw UserError(file, line_of(p[key]), "`" + std::string(key) + "` " + what + ", and this job has zero: " + std::to_string(spec.zero),
+                      std::string("set zero: 3 (FSDP), or drop ") + key);
+  };
   spec.backward_prefetch = framework.backward_prefetch;
   if (p["backward_prefetch"]) {
     const std::string b = one_of(p["backward_prefetch"], "backward_prefetch", {"pre", "post", "none"}, file);
     spec.backward_prefetch = b == "pre" ? workloads::BackwardPrefetch::pre
                              : b == "post" ? workloads::BackwardPrefetch::post
                                            : workloads::BackwardPrefetch::none;
-    if (spec.zero != 3)
-      throw UserError(file, line_of(p["backward_prefetch"]),
-                      "`backward_prefetch` orders ZeRO-3's parameter gathers, and this job has zero: " + std::to_string(spec.zero),
-                      "set zero: 3 (FSDP), or drop backward_prefetch");
   }
+  zero3_only("backward_prefetch", "orders ZeRO-3's parameter gathers");
   spec.flat_parameters = framework.flat_parameters;
   read_flag(p, "flat_parameters", spec.flat_parameters,
             "true: ZeRO-3 keeps a layer's parameters as one flat tensor and concatenates its gradient (FSDP1)", file);
-  if (p["flat_parameters"] && spec.zero != 3)
-    throw UserError(file, line_of(p["flat_parameters"]),
-                    "`flat_parameters` describes ZeRO-3's parameters, and this job has zero: " + std::to_string(spec.zero),
-                    "set zero: 3 (FSDP), or drop flat_parameters");
+  zero3_only("flat_parameters", "describes ZeRO-3's parameters");
   read_flag(p, "sequence_parallel", spec.sequence_parallel,
             "true shards norms and dropouts over the TP group (AllGather / ReduceScatter)", file);
   read_flag(p, "dp_overlap", spec.dp_overlap, "true overlaps the gradient buckets with the backward pass", file);

@@ -861,6 +861,16 @@ TEST_CASE("ZeRO-3 gathers a layer's parameters once per pass, also when full rec
   }
 }
 
+namespace {
+
+// A resolved setting of `job` run under `framework`, as its summary reports it.
+std::string framework_setting(const std::string& job, const char* framework, const char* key) {
+  return test::run_job_yaml(job, std::string("--set workload.training.framework=") + framework)["workload"]["settings"][key]
+      .get<std::string>();
+}
+
+} // namespace
+
 TEST_CASE("ZeRO-3's backward gathers the next layer at this layer's start (pre), after its gradients (post) or after its ReduceScatter (none)") {
   for (const BackwardPrefetch mode : {BackwardPrefetch::pre, BackwardPrefetch::post, BackwardPrefetch::none}) {
     TrainingJob job = small_job(1, 1, 4);
@@ -913,10 +923,7 @@ workload:
   const double pre = time_of("pre"), post = time_of("post"), none = time_of("none");
   CHECK(pre < post);
   CHECK(post < none);
-  auto setting = [&](const char* framework) {
-    return test::run_job_yaml(job, std::string("--set workload.training.framework=") + framework)["workload"]["settings"]
-        ["parallel.backward_prefetch"].get<std::string>();
-  };
+  auto setting = [&](const char* framework) { return framework_setting(job, framework, "parallel.backward_prefetch"); };
   CHECK(setting("fsdp") == "post");  // Composer's FSDPConfig default (llm-foundry)
   CHECK(setting("torchtitan") == "pre");  // FSDP2's explicit backward prefetch
   CHECK(setting("megatron-lm") == "pre");
@@ -964,10 +971,7 @@ workload:
   training: {global_batch: 8, micro_batch: 1}
   parallel: {dp: 8, zero: 3}
 )";
-  auto setting = [&](const char* framework) {
-    return test::run_job_yaml(job, std::string("--set workload.training.framework=") + framework)["workload"]["settings"]
-        ["parallel.flat_parameters"].get<std::string>();
-  };
+  auto setting = [&](const char* framework) { return framework_setting(job, framework, "parallel.flat_parameters"); };
   CHECK(setting("fsdp") == "true");
   CHECK(setting("torchtitan") == "false");
 }

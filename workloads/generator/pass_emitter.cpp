@@ -264,19 +264,18 @@ TaskId PassEmitter::expert_all_to_all(const std::string& name, double routed_tok
   return exchanged;
 }
 
+TaskId PassEmitter::layer_gather(const std::string& prefix, TaskId after) {
+  const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
+  return b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {after});
+}
+
 void PassEmitter::gather_parameters(const std::string& prefix) {
   if (!zero3_)
     return;
-  if (prefetched_gather_ != kNoTask) {
-    wait_for(prefetched_gather_);
-    prefetched_gather_ = layer_first_kernel_ = kNoTask;
-    return;
-  }
-  // Prefetched one layer ahead: the gather starts with the previous layer's first kernel.
-  const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
-  const TaskId gathered =
-      b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {layer_first_kernel_});
-  layer_first_kernel_ = kNoTask;
+  // Issued already by the layer before (prefetch_parameters), or prefetched one layer ahead here:
+  // the gather starts with the previous layer's first kernel.
+  const TaskId gathered = prefetched_gather_ != kNoTask ? prefetched_gather_ : layer_gather(prefix, layer_first_kernel_);
+  prefetched_gather_ = layer_first_kernel_ = kNoTask;
   wait_for(gathered);
 }
 
@@ -284,11 +283,8 @@ void PassEmitter::gather_parameters(const std::string& prefix) {
 // layer's start for `pre`, after its gradients for `post`; either way ahead of the layer's gradient
 // ReduceScatter on the data-parallel stream. It starts once the kernels before it are done.
 void PassEmitter::prefetch_parameters(const std::string& prefix) {
-  if (!zero3_)
-    return;
-  const double bytes = s_.parameter_gather_bytes(s_.layer_params(), s_.linear_params());
-  prefetched_gather_ =
-      b_.collective(streams::dp, prefix + "params.allgather", trace::ALL_GATHER, "dp", bytes, {last_kernel_});
+  if (zero3_)
+    prefetched_gather_ = layer_gather(prefix, last_kernel_);
 }
 
 // The softmax as PyTorch runs it without the fused kernel: the cast to fp32, the scale, the

@@ -162,6 +162,7 @@ private:
   void embedding_forward();
   void head_forward();
   void head_backward();
+  TaskId layer_gather(const std::string& prefix, TaskId after);  // ZeRO-3: one layer's AllGather
   void gather_parameters(const std::string& prefix);   // ZeRO-3
   void prefetch_parameters(const std::string& prefix);  // ZeRO-3, backward
 
