@@ -27,7 +27,7 @@ const std::map<std::string, std::vector<std::string>>& sections() {
     t["workload.model.moe"] = {"experts", "top_k", "expert_ffn_hidden"};
     t["workload.training"] = {"global_batch", "micro_batch", "dtype", "recompute", "attention", "framework", "host",
                               "grad_accumulation_fusion", "fused_cross_entropy", "grad_dtype", "optimizer_dtype", "selective",
-                              "compile", "fp8_params"};
+                              "compile", "fp8_params", "persistent_gemms"};
     t["workload.training.host"] = {"forward_op_us", "backward_op_us", "collective_op_us", "optimizer_op_us", "sync_after_p2p",
                                    "sync_before_step", "sync_moe_dispatch", "sync_timers"};
     t["workload.parallel"] = {"tp", "pp", "dp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero",

@@ -141,6 +141,12 @@ workloads::TrainingSpec read_training(const YAML::Node& t, const workloads::Fram
             "true: weight-gradient GEMMs add into the gradient buffer; false: one add kernel per parameter per micro-batch", file);
   read_flag(t, "fp8_params", spec.fp8_params,
             "true: with dtype fp8, the linear weights are FP8 tensors and the distributed optimizer gathers them in FP8", file);
+  if (t["persistent_gemms"]) {
+    bool persistent = false;
+    read_flag(t, "persistent_gemms", persistent,
+              "true: large GEMMs hold every SM while they run (cuBLAS on Hopper and Blackwell); false: they share the GPU", file);
+    spec.persistent_gemms = persistent;
+  }
   if (t["global_batch"])
     spec.global_batch = whole_number(t["global_batch"], "global_batch", file, 1);
   if (t["micro_batch"])

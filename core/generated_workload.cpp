@@ -74,6 +74,8 @@ workloads::Workload generated_workload(workloads::TrainingJob job, const GpusOfP
   job.merge_same_category_only = slowdown_model == "category" || slowdown_model == "xgboost";
   const workloads::GpuSpec gpu = gpu_of(gpus.model, job.origin);
   workloads::check_training_job(job, gpus.count, gpu);
+  if (!job.training.persistent_gemms)
+    job.training.persistent_gemms = workloads::gemms_fill_gpu(gpu.arch);
   workloads::ProfileDb db;
   if (!job.profile_db.empty())
     db = workloads::ProfileDb::load(job.profile_db, gpu.name, job.training.dtype);

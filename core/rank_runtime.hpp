@@ -121,6 +121,11 @@ public:
   // Bumped whenever communication on this GPU starts or stops (or changes kind): a kernel that
   // rated itself before taking the mutex sees that it must rate itself again.
   std::uint64_t comm_epoch = 0;
+  // The GPU's SMs as kernels that fill the GPU share them with communication kernels
+  // (trace.proto Compute.fills_gpu): until when such a kernel holds every SM, and how many
+  // communication kernels hold SMs or wait for them (those on reserved SMs not counted).
+  double all_sms_held_until_s = 0.0;
+  std::uint32_t comm_kernels_on_sms = 0;
   // Rounding can make an unstretched kernel's extra time a hair below zero; it is zero.
   void add_slowdown(double extra_s) { slowdown_s_ += std::max(0.0, extra_s); }
   double slowdown_s() const { return slowdown_s_; }

@@ -61,7 +61,7 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   std::uint64_t total_ns = program.tasks[order[first]].duration_ns;
   while (end < order.size() && !program.tasks[order[end - 1]].observed) {
     const ProgramTask& next = program.tasks[order[end]];
-    if (next.kind != TaskKind::compute || !rt.ready(next) ||
+    if (next.kind != TaskKind::compute || next.fills_gpu || !rt.ready(next) ||
         time_kind(next.category) != time_kind(program.tasks[order[first]].category))
       break;
     total_ns += next.duration_ns;
@@ -144,6 +144,48 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
     state_->intervals.push_back(Interval{rank_, stream_, index, start_s, t, 0, 0});
 }
 
+void StreamActor::compute_filling(RankRuntime& rt, std::size_t pos) const {
+  const workloads::RankProgram& program = rt.program();
+  const std::uint32_t index = program.stream_order[stream_][pos];
+  const double isolated_s = static_cast<double>(program.tasks[index].duration_ns) * 1e-9 * rt.gpu_time_factor();
+  const double start_s = sg4::Engine::get_clock(), first_blocks_end_s = start_s + isolated_s;
+  rt.begin_compute(start_s);
+  double late_blocks_start_s = start_s;
+  if (rt.comm_kernels_on_sms > 0) {
+    // Some blocks find no SM: they start when the communication kernels release theirs or the
+    // first blocks end, whichever comes first (comm_changed signals every release).
+    while (rt.comm_kernels_on_sms > 0 && sg4::Engine::get_clock() < first_blocks_end_s) {
+      const std::uint64_t epoch = rt.comm_epoch;
+      ++rt.overlap_waiters;
+      state_->mutex->lock();
+      if (rt.comm_epoch == epoch)
+        wait_locked_until(rt.overlap_signal(), state_->mutex, first_blocks_end_s);
+      state_->mutex->unlock();
+      --rt.overlap_waiters;
+    }
+    late_blocks_start_s = std::min(sg4::Engine::get_clock(), first_blocks_end_s);
+  }
+  // Until its first blocks end, no SM is free (the late ones took those the communication left).
+  if (late_blocks_start_s < first_blocks_end_s)
+    rt.all_sms_held_until_s = std::max(rt.all_sms_held_until_s, first_blocks_end_s);
+  sg4::this_actor::sleep_until(late_blocks_start_s + isolated_s);
+  const double end_s = sg4::Engine::get_clock();
+  rt.end_compute(end_s);
+  rt.add_slowdown((end_s - start_s) - isolated_s);
+  if (state_->record)
+    state_->intervals.push_back(Interval{rank_, stream_, index, start_s, end_s, 0, 0});
+}
+
+void StreamActor::wait_for_sms(RankRuntime& rt, const workloads::ProgramTask& task) const {
+  if (task.reserved_sms)
+    return;
+  const bool collective = task.kind == TaskKind::collective;
+  if (collective)
+    ++rt.comm_kernels_on_sms;
+  while (rt.all_sms_held_until_s > sg4::Engine::get_clock())
+    sg4::this_actor::sleep_until(rt.all_sms_held_until_s);
+}
+
 void StreamActor::comm_changed(RankRuntime& rt) const {
   ++rt.comm_epoch;
   if (rt.overlap_waiters > 0)
@@ -172,6 +214,12 @@ void StreamActor::operator()() const {
     for (std::size_t pos = 0; pos < order.size();) {
       const ProgramTask& task = program.tasks[order[pos]];
       wait_for_dependencies(rt, task);
+      if (task.kind == TaskKind::compute && task.fills_gpu) {
+        compute_filling(rt, pos);
+        finish(rt, 1);
+        ++pos;
+        continue;
+      }
       if (task.kind == TaskKind::compute && may_overlap && time_kind(task.category) == TimeKind::gpu) {
         compute_overlapped(rt, pos);
         finish(rt, 1);
@@ -184,6 +232,7 @@ void StreamActor::operator()() const {
         pos += ran;
         continue;
       }
+      wait_for_sms(rt, task);
       Interval record{rank_, stream_, order[pos], sg4::Engine::get_clock(), 0.0, 0, 0};
       // A collective occupies the GPU from its launch (its kernel spins for late members, as
       // profilers show). A send or recv posted early only waits for its peer: that wait is idle
@@ -212,6 +261,8 @@ void StreamActor::operator()() const {
         // The interval too starts with the transfer: the wait before it is idle time.
         record.start_s = sg4::Engine::get_clock();
         rt.begin_comm(task.slot, record.start_s);
+        if (!task.reserved_sms)
+          ++rt.comm_kernels_on_sms;
         if (features != nullptr)
           rt.collective_began(features);
         comm_changed(rt);
@@ -220,6 +271,8 @@ void StreamActor::operator()() const {
         sg4::this_actor::sleep_until(finish_s);
       record.end_s = sg4::Engine::get_clock();
       rt.end_comm(task.slot, record.end_s);
+      if (!task.reserved_sms)
+        --rt.comm_kernels_on_sms;
       if (features != nullptr)
         rt.collective_ended(features);
       comm_changed(rt);

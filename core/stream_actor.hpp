@@ -55,6 +55,16 @@ private:
   // Runs one compute kernel that communication on another stream may slow down: it progresses at
   // 1 / (1 + s) while any communication runs on this GPU, re-rated whenever that changes.
   void compute_overlapped(RankRuntime& rt, std::size_t pos) const;
+  // Runs one kernel that fills the GPU (one thread block per SM for its whole run): beside no
+  // communication kernel it holds every SM, so a communication kernel launched meanwhile waits
+  // for its end; beside one, its blocks that find no SM start when the communication ends or its
+  // other blocks do, whichever comes first, and take its whole time again.
+  void compute_filling(RankRuntime& rt, std::size_t pos) const;
+  // A communication kernel needs SMs: it waits while a kernel fills the GPU. A collective holds
+  // them from its launch, and is counted while it waits (the SMs go to it first when that kernel
+  // ends); a send or recv from its transfer's start, as it counts as communication (the engine
+  // posts them as soon as their stream allows, not when the host would launch them).
+  void wait_for_sms(RankRuntime& rt, const workloads::ProgramTask& task) const;
   void comm_changed(RankRuntime& rt) const;
   void finish(RankRuntime& rt, std::size_t count) const;
 

@@ -689,6 +689,49 @@ TEST_CASE("tp_overlap_fp8_buf: an FP8 run's pipelined ReduceScatters move one by
   CHECK(fp8["other"] == test::Approx(plain["other"]));
 }
 
+TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU; userbuffers' collectives keep SMs of their own") {
+  // Which of rank 0's tasks fill the GPU, and which collectives run on reserved SMs, by name.
+  auto flags = [](std::uint32_t tp, bool persistent, bool tp_overlap) {
+    TrainingJob job = small_job(tp, 1, 8 / tp);
+    job.parallel.sequence_parallel = job.parallel.tp_overlap = tp_overlap;
+    job.training.persistent_gemms = persistent;
+    job.merge_kernels = false;
+    check_training_job(job, 8, *gpu_preset("h100"));
+    const GeneratedJob g = generate_training_job(job, ComputeModel(*gpu_preset("h100"), DataType::bf16));
+    std::map<std::string, bool> fills, reserved;
+    for (const auto& t : g.trace.templates(0).tasks()) {
+      if (t.has_compute())
+        fills[t.name()] = t.compute().fills_gpu();
+      if (t.has_collective())
+        reserved[t.name()] = t.collective().reserved_sms();
+    }
+    return std::make_pair(fills, reserved);
+  };
+  // gpt3-1.3b, 2,048 tokens a micro-batch: the QKV GEMM's output, 2,048 x 6,144, has 16 x 24
+  // tiles of 128 x 256 for 132 SMs; split 8 ways (2,048 x 768), 16 x 3. A norm never fills it.
+  const auto [whole, none_reserved] = flags(1, true, false);
+  CHECK(whole.at("layer0.qkv"));
+  CHECK(whole.at("layer0.mlp.up"));
+  CHECK_FALSE(whole.at("layer0.norm1"));
+  CHECK_FALSE(flags(8, true, false).first.at("layer0.qkv"));
+  for (const auto& [name, fills] : flags(1, false, false).first) {
+    CAPTURE(name);
+    CHECK_FALSE(fills);  // persistent_gemms: false
+  }
+  for (const auto& [name, reserved] : none_reserved)
+    CHECK_FALSE(reserved);  // NCCL's collectives take SMs like any kernel
+  // With userbuffers the ring exchanges and the pipelined ReduceScatters run on their own SMs;
+  // the data-parallel gradient reduction does not.
+  const auto overlapped = flags(2, true, true).second;
+  CHECK(overlapped.at("layer0.attention.input.allgather.ring1"));
+  CHECK(overlapped.at("layer0.attention.out.reducescatter0"));
+  for (const auto& [name, reserved] : overlapped)
+    if (name.find("grads") != std::string::npos) {
+      CAPTURE(name);
+      CHECK_FALSE(reserved);
+    }
+}
+
 TEST_CASE("fp8_params: the distributed optimizer gathers the linear weights in FP8 and the rest in 16-bit") {
   TrainingJob job = small_job(1, 1, 4);
   job.training.dtype = DataType::fp8;
@@ -1620,4 +1663,21 @@ TEST_CASE("the Grand Teton H100 (96 GB HBM2e at 500 W): SXM silicon, slower memo
   const ComputeModel slow(teton, DataType::bf16), fast(sxm, DataType::bf16);
   CHECK((slow.time_s(copy) - ComputeModel::kKernelOverheadS) / (fast.time_s(copy) - ComputeModel::kKernelOverheadS) ==
         test::Approx(3350.0 / 2400.0));
+}
+
+TEST_CASE("persistent_gemms: true on Hopper and Blackwell platforms, false on Ampere, as a job sets it, and a word it is not") {
+  const std::string job = R"(platform: {preset: dgx-h100, nodes: 1}
+workload:
+  model: {name: gpt3-1.3b}
+  training: {global_batch: 8, micro_batch: 1}
+  parallel: {dp: 8}
+)";
+  auto setting = [&](const std::string& extra) {
+    return test::run_job_yaml(job, extra)["workload"]["settings"]["training.persistent_gemms"].get<std::string>();
+  };
+  CHECK(setting("") == "true");
+  CHECK(setting("--set platform.preset=dgx-a100") == "false");
+  CHECK(setting("--set workload.training.persistent_gemms=false") == "false");
+  CHECK(setting("--set platform.preset=dgx-a100 --set workload.training.persistent_gemms=true") == "true");
+  CHECK(run_error(job, "--set workload.training.persistent_gemms=sometimes").find("persistent_gemms") != std::string::npos);
 }

@@ -1021,6 +1021,64 @@ ranks { first: 0 count: 2 template_name: "r" })";
   CHECK(c["ranks"][0]["overlap_slowdown_s"].get<double>() == echo::test::Approx(31e-6));
 }
 
+namespace {
+
+// Two ranks; on each, two GEMMs that fill the GPU (`second_us` long the second) on one stream and,
+// on the other, a 20 us kernel and then a 6 MB AllReduce (62 us, as above) launched beside the
+// first GEMM.
+std::string filling_trace(int second_us, bool reserved_sms) {
+  return R"(
+templates { name: "r" streams: "compute" streams: "comm"
+  tasks { id: 1 stream: 0 name: "first" category: GEMM compute { duration_ns: 100000 fills_gpu: true } }
+  tasks { id: 2 stream: 0 name: "second" category: GEMM compute { duration_ns: )" +
+         std::to_string(second_us * 1000) + R"( fills_gpu: true } }
+  tasks { id: 3 stream: 1 name: "wait" category: OTHER compute { duration_ns: 20000 } }
+  tasks { id: 4 stream: 1 name: "allreduce" collective { op: ALL_REDUCE comm: "world" bytes: 6000000 dtype: FLOAT32 reserved_sms: )" +
+         (reserved_sms ? "true" : "false") + R"( } } }
+ranks { first: 0 count: 2 template_name: "r" })";
+}
+
+} // namespace
+
+TEST_CASE("a GEMM that fills the GPU and a collective wait for each other's SMs, by hand") {
+  TempDir dir;
+  auto iteration_ns = [&](int second_us, bool reserved_sms) {
+    const std::string job = dir.file("job.yaml", "platform: {file: " + kPlatform + "}\nworkload: {trace: " +
+                                                     dir.file("trace.pbtxt", filling_trace(second_us, reserved_sms)) +
+                                                     "}\ncommunication: {algo: ring, proto: simple}\n");
+    return run_json("'" + job + "'")["iteration_time_ns"].get<std::int64_t>();
+  };
+  // Launched at 20 us, the AllReduce finds every SM held until the first GEMM ends at 100 us, and
+  // runs 100-162 us. The second GEMM, launched at 100 us too, finds the AllReduce's SMs taken:
+  // its blocks without one start at 162 us and take its 100 us again: 262 us.
+  CHECK(iteration_ns(100, false) == 262000);
+  // A 40 us second GEMM's first blocks end at 140 us, before the AllReduce: the late blocks take
+  // their SMs then, 140-180 us, while the AllReduce ends at 162 us.
+  CHECK(iteration_ns(40, false) == 180000);
+  // On SMs set aside for it (userbuffers), the AllReduce runs 20-82 us beside the GEMMs: 200 us.
+  CHECK(iteration_ns(100, true) == 200000);
+}
+
+TEST_CASE("a recv waiting for its peer holds no SM: a GEMM that fills the GPU meanwhile runs whole") {
+  // Rank 0 posts a recv at 0 and runs a 10 us kernel, then a 100 us GEMM that fills the GPU
+  // (10-110 us); rank 1 sends 5 MB (50 us, and 1 us of latency) after 150 us of its own work. The
+  // transfer runs 150-201 us; the GEMM, started while the recv had no sender yet, is not held back.
+  TempDir dir;
+  const std::string trace = R"(
+templates { name: "r0" streams: "compute" streams: "comm"
+  tasks { id: 1 stream: 0 name: "k" category: OTHER compute { duration_ns: 10000 } }
+  tasks { id: 2 stream: 0 name: "gemm" category: GEMM compute { duration_ns: 100000 fills_gpu: true } }
+  tasks { id: 3 stream: 1 name: "recv" recv { comm: "world" peer: 1 bytes: 5000000 } } }
+templates { name: "r1" streams: "s"
+  tasks { id: 1 stream: 0 name: "work" category: OTHER compute { duration_ns: 150000 } }
+  tasks { id: 2 stream: 0 name: "send" send { comm: "world" peer: 0 bytes: 5000000 } } }
+ranks { first: 0 template_name: "r0" }
+ranks { first: 1 template_name: "r1" })";
+  const json j = run_json("'" + job_for(dir, trace) + "'");
+  CHECK(j["iteration_time_ns"] == 201000);
+  CHECK(j["ranks"][0]["overlap_slowdown_s"].get<double>() == 0.0);
+}
+
 TEST_CASE("slowdown settings: mistakes are named with their line") {
   TempDir dir;
   const std::string job = job_for(dir, overlap_trace());

@@ -66,6 +66,7 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
     case trace::Task::kCompute:
       task.kind = TaskKind::compute;
       task.duration_ns = t.compute().duration_ns();
+      task.fills_gpu = t.compute().fills_gpu();
       if (t.compute().has_metrics()) {
         task.metrics = static_cast<std::uint32_t>(p.metrics.size());
         p.metrics.push_back(t.compute().metrics());
@@ -84,6 +85,7 @@ RankProgram compile_program(const trace::RankTemplate& tmpl, const std::string& 
       task.bytes = c.bytes();
       task.peer_or_root = c.root();
       task.duration_ns = c.measured_duration_ns();
+      task.reserved_sms = c.reserved_sms();
       if (task.category == trace::CATEGORY_UNSPECIFIED)
         task.category = trace::COMMUNICATION;
       break;

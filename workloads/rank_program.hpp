@@ -35,6 +35,8 @@ struct ProgramTask {
   std::uint32_t waits_begin = 0, waits_end = 0;  // cross-stream waits, range in RankProgram::waits
   bool observed = false;          // a task on another stream waits for this one
   bool eager = false;             // send: done once posted (trace.proto PeerTransfer.eager)
+  bool fills_gpu = false;         // compute: holds every SM while it runs (trace.proto Compute.fills_gpu)
+  bool reserved_sms = false;      // collective: on SMs set aside for it (trace.proto Collective.reserved_sms)
   std::uint32_t metrics = kNoMetrics;  // compute: index into RankProgram::metrics, if traced
   // Which call this is, in the order the host issues them (the template's), as NCCL matches them:
   // a collective's index among the template's collectives on its slot; a send's among its sends to

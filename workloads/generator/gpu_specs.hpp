@@ -43,6 +43,12 @@ struct GpuSpec {
   }
 };
 
+// Whether the vendor's GEMM library runs persistent kernels on this generation, a thread block on
+// every SM for the GEMM's whole run: cuBLAS's Hopper (sm90) and Blackwell kernels do (an H100 GEMM
+// launches 132 blocks, one wave), Ampere's tile the output into many waves; hipBLASLt's on CDNA 3
+// are not known here (false).
+inline bool gemms_fill_gpu(GpuArch arch) { return arch == GpuArch::hopper || arch == GpuArch::blackwell; }
+
 const std::vector<GpuSpec>& gpu_presets();
 // Finds a preset by name or alias, ignoring case and separators: "a100-80gb", "A100-SXM4-80GB".
 std::optional<GpuSpec> gpu_preset(const std::string& name);

@@ -24,7 +24,8 @@ std::size_t merge_kernel_runs(trace::RankTemplate& tmpl, bool same_category) {
   for (int i = 0; i < n; ++i) {
     trace::Task& t = *tmpl.mutable_tasks(i);
     int& run = open[t.stream()];
-    const bool compute = t.has_compute();
+    // A kernel that fills the GPU keeps its own start and end: communication waits for exactly it.
+    const bool compute = t.has_compute() && !t.compute().fills_gpu();
     if (compute && run >= 0 && t.deps_size() == 0 &&
         (!same_category || tmpl.tasks(run).category() == t.category())) {
       trace::Task& head = *tmpl.mutable_tasks(run);

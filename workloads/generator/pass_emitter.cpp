@@ -1,10 +1,21 @@
 #include "workloads/generator/pass_emitter.hpp"
 
+#include <cmath>
+
 namespace echo::workloads {
 
 namespace {
 
 std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(layer) + "."; }
+
+// A persistent GEMM launches a block per output tile up to one per SM (cuBLAS's usual Hopper
+// tile for large 16-bit GEMMs: 128 x 256): it fills the GPU when it has a tile for every SM it
+// may use.
+bool fills_gpu(const KernelOp& op, double sms) {
+  constexpr double kTileRows = 128, kTileColumns = 256;
+  const double tiles = std::ceil(op.m / kTileRows) * std::ceil(op.n / kTileColumns) * op.batch;
+  return op.shape == KernelShape::gemm && tiles >= sms - op.sms_held;
+}
 
 } // namespace
 
@@ -12,10 +23,13 @@ std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(
 PassEmitter::PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const ComputeModel& model, std::uint32_t cp_rank)
     : b_(builder), s_(shapes), model_(model), cp_rank_(cp_rank),
       zero3_(shapes.job->parallel.zero == 3 && shapes.job->parallel.dp * shapes.job->parallel.cp > 1),
-      tp_overlap_(shapes.job->parallel.tp_overlap && shapes.sequence_parallel && shapes.tp > 1) {}
+      tp_overlap_(shapes.job->parallel.tp_overlap && shapes.sequence_parallel && shapes.tp > 1),
+      persistent_gemms_(shapes.job->training.persistent_gemms.value_or(false)) {}
 
 TaskId PassEmitter::kernel(const KernelOp& op) {
   const TaskId id = b_.compute(streams::compute, op, model_.time_s(op));
+  if (persistent_gemms_ && fills_gpu(op, model_.gpu().sms))
+    b_.set_fills_gpu(id);
   for (TaskId dep : pending_)
     b_.add_dependency(id, dep);
   pending_.clear();
@@ -93,9 +107,11 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
   const double tp = s_.tp, rows = s_.tokens / tp, part = s_.tokens * k * s_.element_bytes / (tp - 1);
   const TaskId input_ready = last_kernel_;
   std::vector<TaskId> passed;
-  for (std::uint32_t i = 1; i < s_.tp; ++i)
+  for (std::uint32_t i = 1; i < s_.tp; ++i) {
     passed.push_back(
         b_.collective(streams::tp, gather + ".ring" + std::to_string(i), trace::ALL_GATHER, "tp", part, {input_ready}));
+    b_.set_reserved_sms(passed.back());  // the copy engine and userbuffers' own SM
+  }
   gemm(name + ".chunk0", rows, n, k);
   for (std::uint32_t i = 1; i < s_.tp; ++i) {
     wait_for(passed[i - 1]);
@@ -115,6 +131,7 @@ void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double 
   for (std::uint32_t i = 0; i < kSplits; ++i) {
     gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k, 1, true, sms_held);
     reduced = tp_collective(name + ".reducescatter" + std::to_string(i), trace::REDUCE_SCATTER, bytes);
+    b_.set_reserved_sms(reduced);  // the SMs the chunks' GEMMs leave (sms_held)
   }
   wait_for(reduced);
 }
@@ -220,10 +237,14 @@ void PassEmitter::rotary(const std::string& name, bool backward) {
 
 void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
   // Sequence parallelism kept only the sharded input: gather it again for the weight gradient,
-  // overlapped with the input-gradient GEMM.
+  // overlapped with the input-gradient GEMM. With userbuffers both exchanges are its bulk
+  // overlaps, on SMs Transformer Engine sets aside (ub_cfg's default: 16, with an SM margin).
+  const bool bulk_overlap = tp_overlap_ && batch == 1;
   TaskId gathered = kNoTask;
   if (s_.sequence_parallel)
     gathered = tp_collective(name + ".input.allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes);
+  if (bulk_overlap)
+    b_.set_reserved_sms(gathered);
   const double rows = s_.tokens / batch;
   fp8_cast(name + ".grad", rows * out * batch);
   gemm(name + ".dgrad", rows, in, out, batch);
@@ -232,6 +253,8 @@ void PassEmitter::column_parallel_backward(const std::string& name, double in, d
     reduced = tp_collective(name + (s_.sequence_parallel ? ".dgrad.reducescatter" : ".dgrad.allreduce"),
                             s_.sequence_parallel ? trace::REDUCE_SCATTER : trace::ALL_REDUCE,
                             s_.tokens * s_.hidden * s_.element_bytes);
+  if (bulk_overlap && reduced != kNoTask)
+    b_.set_reserved_sms(reduced);
   wait_for(gathered);
   weight_gradient(name + ".wgrad", in, out, rows, batch);
   if (biased)

@@ -176,6 +176,7 @@ private:
   TaskId prefetched_gather_ = kNoTask;   // ZeRO-3: the next backward layer's gather, already issued
   bool zero3_ = false;
   bool tp_overlap_ = false;  // userbuffers (parallel.tp_overlap, with sequence parallelism)
+  bool persistent_gemms_ = false;  // training.persistent_gemms: large GEMMs fill the GPU
   std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once
   bool accumulating_ = false;                  // this backward adds to gradients of earlier micro-batches
   bool sixteen_bit_ = false;                   // GEMMs stay in 16 bits (SixteenBit)

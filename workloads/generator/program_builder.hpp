@@ -42,6 +42,10 @@ public:
   // Adds a dependency to a task already appended (a kernel that turns out to need a later-issued
   // transfer, e.g. the first layer of a pass waiting for its parameters).
   void add_dependency(TaskId task, TaskId dep);
+  // A compute task that holds every SM while it runs; a collective on SMs set aside for it
+  // (trace.proto Compute.fills_gpu, Collective.reserved_sms).
+  void set_fills_gpu(TaskId task) { tmpl_.mutable_tasks(static_cast<int>(task))->mutable_compute()->set_fills_gpu(true); }
+  void set_reserved_sms(TaskId task) { tmpl_.mutable_tasks(static_cast<int>(task))->mutable_collective()->set_reserved_sms(true); }
 
   // The host thread (host_thread.hpp): what launching each task costs it from now on, and where it
   // waits for the GPU — before launching the next compute kernel.

@@ -80,6 +80,7 @@ Settings resolved_settings(const TrainingJob& job) {
   add("training.optimizer_dtype", data_type_name(t.optimizer_dtype));
   if (t.dtype == DataType::fp8)
     add("training.fp8_params", word(t.fp8_params));
+  add("training.persistent_gemms", word(t.persistent_gemms.value_or(false)));
   add("training.host.forward_op_us", number(h.forward_op_s * 1e6));
   add("training.host.backward_op_us", number(h.backward_op_s * 1e6));
   add("training.host.collective_op_us", number(h.collective_op_s * 1e6));

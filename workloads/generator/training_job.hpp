@@ -47,6 +47,11 @@ struct TrainingSpec {
   // byte an element (NeMo's distributed Adam: param_sync_dtype uint8 for FP8 params; Megatron-Core
   // 0.9: fp8_param_gather). Norms, the router and the embeddings stay 16-bit.
   bool fp8_params = false;
+  // true: the GEMM library's kernels are persistent, one thread block per SM for the whole GEMM
+  // (cuBLAS on Hopper and Blackwell), so a GEMM and a communication kernel do not share the GPU:
+  // the one launched second waits for SMs (trace.proto Compute.fills_gpu). Empty: the GPU's
+  // (gemms_fill_gpu in gpu_specs.hpp), resolved when the platform is known.
+  std::optional<bool> persistent_gemms;
 };
 
 // SMs Transformer Engine's userbuffers hold for the pipelined ReduceScatters after the
