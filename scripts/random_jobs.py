@@ -70,6 +70,8 @@ def draw_job(rng):
                             ("sync_after_p2p", "sync_before_step", "sync_moe_dispatch", "sync_timers")}
     if rng.random() < 0.2:
         training["fused_cross_entropy"] = pick((True, False))
+    if rng.random() < 0.3:
+        training["persistent_gemms"] = pick((True, False))
     if training["dtype"] == "fp8":
         training["fp8_params"] = pick((True, False))
     if rng.random() < 0.2:
