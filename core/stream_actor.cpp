@@ -107,6 +107,18 @@ std::size_t StreamActor::compute_batch(RankRuntime& rt, std::size_t first) const
   return end - first;
 }
 
+void StreamActor::wait_for_comm_change(RankRuntime& rt, std::uint64_t epoch, double until_s) const {
+  ++rt.overlap_waiters;
+  // Taking the mutex yields: communication may start in between (say, a collective launched at
+  // the kernel's very start), and its notification would find nobody waiting yet. So the wait
+  // happens only if nothing changed since `epoch` was read.
+  state_->mutex->lock();
+  if (rt.comm_epoch == epoch)
+    wait_locked_until(rt.overlap_signal(), state_->mutex, until_s);
+  state_->mutex->unlock();
+  --rt.overlap_waiters;
+}
+
 void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
   const workloads::RankProgram& program = rt.program();
   const std::uint32_t index = program.stream_order[stream_][pos];
@@ -125,15 +137,7 @@ void StreamActor::compute_overlapped(RankRuntime& rt, std::size_t pos) const {
     const double s_now = beside != nullptr ? state_->slowdown_by_collective->of(program_index, index, *beside) : s;
     const double rate = rt.comm_active() ? 1.0 / (1.0 + s_now) : 1.0;
     const double until = t + remaining_s / rate;
-    ++rt.overlap_waiters;
-    // Taking the mutex yields: communication may start in between (say, a collective launched at
-    // this kernel's very start), and its notification would find nobody waiting yet. So the
-    // wait happens only if nothing changed since the rate was chosen.
-    state_->mutex->lock();
-    if (rt.comm_epoch == epoch)
-      wait_locked_until(rt.overlap_signal(), state_->mutex, until);
-    state_->mutex->unlock();
-    --rt.overlap_waiters;
+    wait_for_comm_change(rt, epoch, until);
     const double now = sg4::Engine::get_clock();
     remaining_s = now >= until ? 0.0 : remaining_s - (now - t) * rate;
     t = now;
@@ -154,15 +158,8 @@ void StreamActor::compute_filling(RankRuntime& rt, std::size_t pos) const {
   if (rt.comm_kernels_on_sms > 0) {
     // Some blocks find no SM: they start when the communication kernels release theirs or the
     // first blocks end, whichever comes first (comm_changed signals every release).
-    while (rt.comm_kernels_on_sms > 0 && sg4::Engine::get_clock() < first_blocks_end_s) {
-      const std::uint64_t epoch = rt.comm_epoch;
-      ++rt.overlap_waiters;
-      state_->mutex->lock();
-      if (rt.comm_epoch == epoch)
-        wait_locked_until(rt.overlap_signal(), state_->mutex, first_blocks_end_s);
-      state_->mutex->unlock();
-      --rt.overlap_waiters;
-    }
+    while (rt.comm_kernels_on_sms > 0 && sg4::Engine::get_clock() < first_blocks_end_s)
+      wait_for_comm_change(rt, rt.comm_epoch, first_blocks_end_s);
     late_blocks_start_s = std::min(sg4::Engine::get_clock(), first_blocks_end_s);
   }
   // Until its first blocks end, no SM is free (the late ones took those the communication left).

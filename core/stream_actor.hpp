@@ -65,6 +65,9 @@ private:
   // ends); a send or recv from its transfer's start, as it counts as communication (the engine
   // posts them as soon as their stream allows, not when the host would launch them).
   void wait_for_sms(RankRuntime& rt, const workloads::ProgramTask& task) const;
+  // Waits until communication on this GPU starts or stops (comm_changed), or until `until_s`,
+  // unless it already has since `epoch` (rt.comm_epoch) was read.
+  void wait_for_comm_change(RankRuntime& rt, std::uint64_t epoch, double until_s) const;
   void comm_changed(RankRuntime& rt) const;
   void finish(RankRuntime& rt, std::size_t count) const;
 
