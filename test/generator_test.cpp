@@ -689,7 +689,7 @@ TEST_CASE("tp_overlap_fp8_buf: an FP8 run's pipelined ReduceScatters move one by
   CHECK(fp8["other"] == test::Approx(plain["other"]));
 }
 
-TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU; userbuffers' collectives keep SMs of their own") {
+TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU, and userbuffers' collectives keep SMs of their own") {
   // Which of rank 0's tasks fill the GPU, and which collectives run on reserved SMs, by name.
   auto flags = [](std::uint32_t tp, bool persistent, bool tp_overlap) {
     TrainingJob job = small_job(tp, 1, 8 / tp);
