@@ -725,6 +725,8 @@ TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU, and 
   const auto overlapped = flags(2, true, true).second;
   CHECK(overlapped.at("layer0.attention.input.allgather.ring1"));
   CHECK(overlapped.at("layer0.attention.out.reducescatter0"));
+  CHECK(overlapped.at("layer0.qkv.input.allgather"));  // the backward's bulk overlaps
+  CHECK(overlapped.at("layer0.qkv.dgrad.reducescatter"));
   for (const auto& [name, reserved] : overlapped)
     if (name.find("grads") != std::string::npos) {
       CAPTURE(name);
