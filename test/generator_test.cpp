@@ -714,9 +714,9 @@ TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU, and 
   CHECK(whole.at("layer0.mlp.up"));
   CHECK_FALSE(whole.at("layer0.norm1"));
   CHECK_FALSE(flags(8, true, false).first.at("layer0.qkv"));
-  for (const auto& [name, fills] : flags(1, false, false).first) {
-    CAPTURE(name);
-    CHECK_FALSE(fills);  // persistent_gemms: false
+  for (const auto& kernel : flags(1, false, false).first) {
+    CAPTURE(kernel.first);  // not a structured binding: clang before 16 cannot capture one
+    CHECK_FALSE(kernel.second);  // persistent_gemms: false
   }
   for (const auto& [name, reserved] : none_reserved)
     CHECK_FALSE(reserved);  // NCCL's collectives take SMs like any kernel
@@ -727,10 +727,10 @@ TEST_CASE("persistent_gemms: a GEMM with a tile for every SM fills the GPU, and 
   CHECK(overlapped.at("layer0.attention.out.reducescatter0"));
   CHECK(overlapped.at("layer0.qkv.input.allgather"));  // the backward's bulk overlaps
   CHECK(overlapped.at("layer0.qkv.dgrad.reducescatter"));
-  for (const auto& [name, reserved] : overlapped)
-    if (name.find("grads") != std::string::npos) {
-      CAPTURE(name);
-      CHECK_FALSE(reserved);
+  for (const auto& call : overlapped)
+    if (call.first.find("grads") != std::string::npos) {
+      CAPTURE(call.first);
+      CHECK_FALSE(call.second);
     }
 }
 
