@@ -176,8 +176,7 @@ void StreamActor::compute_filling(RankRuntime& rt, std::size_t pos) const {
 void StreamActor::wait_for_sms(RankRuntime& rt, const workloads::ProgramTask& task) const {
   if (task.reserved_sms)
     return;
-  const bool collective = task.kind == TaskKind::collective;
-  if (collective)
+  if (task.kind == TaskKind::collective)
     ++rt.comm_kernels_on_sms;
   while (rt.all_sms_held_until_s > sg4::Engine::get_clock())
     sg4::this_actor::sleep_until(rt.all_sms_held_until_s);

@@ -117,6 +117,13 @@ double ComputeModel::shape_efficiency(double m, double n, double k, double batch
   return best * (sms / gpu_.sms) * k / (k + overhead);
 }
 
+// cuBLAS's usual Hopper tile for large 16-bit GEMMs, 128 x 256, counts the blocks.
+bool ComputeModel::fills_gpu(const KernelOp& op) const {
+  constexpr double kTileRows = 128, kTileColumns = 256;
+  const double tiles = std::ceil(op.m / kTileRows) * std::ceil(op.n / kTileColumns) * op.batch;
+  return op.shape == KernelShape::gemm && tiles >= gpu_.sms - op.sms_held;
+}
+
 double ComputeModel::roofline_s(const KernelOp& op) const {
   const double hbm = gpu_.hbm_Bps * gpu_.memory_efficiency;
   switch (op.shape) {

@@ -44,6 +44,9 @@ public:
   // The steps of K a tensor-core tile's epilogue is worth, moving `epilogue_bytes` per output
   // element (2: writing C in 16 bits; 8: reading and writing an fp32 gradient it accumulates into).
   double epilogue_k_steps(DataType t, double epilogue_bytes = 2) const;
+  // Whether a GEMM launched as a persistent kernel (a block per output tile, up to one per SM:
+  // training.persistent_gemms) has a block on every SM it may use, so fills the GPU.
+  bool fills_gpu(const KernelOp& op) const;
   const GpuSpec& gpu() const { return gpu_; }
   DataType dtype() const { return dtype_; }
   std::size_t database_hits() const { return hits_; }

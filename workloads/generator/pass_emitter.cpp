@@ -1,21 +1,10 @@
 #include "workloads/generator/pass_emitter.hpp"
 
-#include <cmath>
-
 namespace echo::workloads {
 
 namespace {
 
 std::string layer_prefix(std::uint32_t layer) { return "layer" + std::to_string(layer) + "."; }
-
-// A persistent GEMM launches a block per output tile up to one per SM (cuBLAS's usual Hopper
-// tile for large 16-bit GEMMs: 128 x 256): it fills the GPU when it has a tile for every SM it
-// may use.
-bool fills_gpu(const KernelOp& op, double sms) {
-  constexpr double kTileRows = 128, kTileColumns = 256;
-  const double tiles = std::ceil(op.m / kTileRows) * std::ceil(op.n / kTileColumns) * op.batch;
-  return op.shape == KernelShape::gemm && tiles >= sms - op.sms_held;
-}
 
 } // namespace
 
@@ -28,7 +17,7 @@ PassEmitter::PassEmitter(ProgramBuilder& builder, const Shapes& shapes, const Co
 
 TaskId PassEmitter::kernel(const KernelOp& op) {
   const TaskId id = b_.compute(streams::compute, op, model_.time_s(op));
-  if (persistent_gemms_ && fills_gpu(op, model_.gpu().sms))
+  if (persistent_gemms_ && model_.fills_gpu(op))
     b_.set_fills_gpu(id);
   for (TaskId dep : pending_)
     b_.add_dependency(id, dep);
