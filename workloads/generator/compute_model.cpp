@@ -38,6 +38,25 @@ double input_bytes(DataType t) {
 
 double wave_fill(double tiles, double sms) { return tiles / (std::ceil(tiles / sms) * sms); }
 
+// The tile a GEMM of m x n (batch of them) runs with on `sms` SMs: the one that does the most
+// useful work per SM, its padding and its last wave's idle SMs counted.
+struct TileChoice {
+  double blocks = 0;  // output tiles over the batch: the blocks the kernel launches
+  double share = 0;   // tile speed x padding x wave fill
+};
+TileChoice pick_tile(double m, double n, double batch, double sms, bool simt) {
+  TileChoice best;
+  for (const Tile& tile : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
+    const double tiles_m = std::ceil(m / tile.rows), tiles_n = std::ceil(n / tile.cols);
+    const double fill = (m * n) / (tiles_m * tile.rows * tiles_n * tile.cols);
+    const double blocks = tiles_m * tiles_n * batch;
+    const double share = tile.speed * fill * wave_fill(blocks, sms);
+    if (share > best.share)
+      best = {blocks, share};
+  }
+  return best;
+}
+
 } // namespace
 
 ProfileDb ProfileDb::load(const std::string& path, const std::string& gpu, DataType dtype) {
@@ -107,30 +126,30 @@ double ComputeModel::shape_efficiency(double m, double n, double k, double batch
                                       double epilogue_bytes) const {
   const bool simt = t == DataType::fp32;
   const double sms = gpu_.sms - sms_held;
-  double best = 0;
-  for (const Tile& tile : simt ? std::span<const Tile>(kSimtTiles) : std::span<const Tile>(kTensorTiles)) {
-    const double tiles_m = std::ceil(m / tile.rows), tiles_n = std::ceil(n / tile.cols);
-    const double fill = (m * n) / (tiles_m * tile.rows * tiles_n * tile.cols);
-    best = std::max(best, tile.speed * fill * wave_fill(tiles_m * tiles_n * batch, sms));
-  }
   const double overhead = simt ? kSimtKPrologue : epilogue_k_steps(t, epilogue_bytes);
-  return best * (sms / gpu_.sms) * k / (k + overhead);
+  return pick_tile(m, n, batch, sms, simt).share * (sms / gpu_.sms) * k / (k + overhead);
 }
 
-// cuBLAS's usual Hopper tile for large 16-bit GEMMs, 128 x 256, counts the blocks.
+DataType ComputeModel::operand_type(const KernelOp& op) const {
+  if (!op.low_precision)
+    return DataType::fp32;
+  return dtype_ == DataType::fp8 && !op.fp8_capable ? DataType::bf16 : dtype_;
+}
+
+// Persistent kernels are the tensor-core ones (TMA and warpgroup MMA); a CUDA-core fp32 GEMM is
+// not. The blocks are those of the tile the time above was worked out with.
 bool ComputeModel::fills_gpu(const KernelOp& op) const {
-  constexpr double kTileRows = 128, kTileColumns = 256;
-  const double tiles = std::ceil(op.m / kTileRows) * std::ceil(op.n / kTileColumns) * op.batch;
-  return op.shape == KernelShape::gemm && tiles >= gpu_.sms - op.sms_held;
+  if (op.shape != KernelShape::gemm || operand_type(op) == DataType::fp32)
+    return false;
+  const double sms = gpu_.sms - op.sms_held;
+  return pick_tile(op.m, op.n, op.batch, sms, false).blocks >= sms;
 }
 
 double ComputeModel::roofline_s(const KernelOp& op) const {
   const double hbm = gpu_.hbm_Bps * gpu_.memory_efficiency;
   switch (op.shape) {
   case KernelShape::gemm: {
-    const DataType t = !op.low_precision                                  ? DataType::fp32
-                       : dtype_ == DataType::fp8 && !op.fp8_capable ? DataType::bf16
-                                                                     : dtype_;
+    const DataType t = operand_type(op);
     const double elem = input_bytes(t), out_elem = std::max({2.0, elem, op.epilogue_bytes});
     const double shape = shape_efficiency(op.m, op.n, op.k, op.batch, op.sms_held, t, op.epilogue_bytes);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);

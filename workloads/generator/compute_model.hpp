@@ -55,6 +55,9 @@ public:
 
 private:
   double roofline_s(const KernelOp& op) const;
+  // The type a GEMM's operands are read in: fp32 for an op kept in full precision, bf16 for one
+  // that FP8 does not cover.
+  DataType operand_type(const KernelOp& op) const;
   // gemm_efficiency without the GPU's share: tiles, waves and the K loop, for operands of type t.
   double shape_efficiency(double m, double n, double k, double batch, double sms_held, DataType t, double epilogue_bytes) const;
 
