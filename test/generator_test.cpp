@@ -783,10 +783,38 @@ TEST_CASE("tp_overlap_sms: the chunked output GEMMs run on the SMs the pipelined
   // Each knob acts on its own GEMM.
   CHECK(fc2_alone == fc2_free);
   CHECK(proj_alone == proj_free);
-  // Fewer SMs for the same tiles: the MLP-down chunk (1,024 x 8,192 x 7,168: 256 tiles) needs a
-  // third wave on 116 SMs where two fill 132; the attention-output chunk loses 24 of 132.
-  CHECK(fc2_held > fc2_free * 132.0 / 116);
+  // Fewer SMs for the same tiles. The four splits share their waves (TE launches them on rotating
+  // streams): the MLP-down splits (1,024 x 8,192 x 7,168: 256 tiles each, 1,024 together) need 9
+  // waves on 116 SMs where 8 fill 132; the attention-output chunk loses 24 of 132.
+  CHECK(fc2_held == test::Approx(fc2_free * 9 / 8).epsilon(0.01));
   CHECK(proj_held > proj_free * 132.0 / 108 * 0.97);
+}
+
+TEST_CASE("GEMM chunks launched side by side share their waves: each takes its share of the pooled time") {
+  const ComputeModel h100(*gpu_preset("h100"), DataType::bf16);
+  // A ring-exchange chunk of a TP 8 QKV GEMM (512 of 4,096 tokens, hidden 7,168): one wave, two
+  // thirds of the SMs idle when it runs alone.
+  KernelOp chunk;
+  chunk.shape = KernelShape::gemm;
+  chunk.m = 512;
+  chunk.n = 2688;
+  chunk.k = 7168;
+  KernelOp pooled = chunk;
+  pooled.side_by_side = 8;
+  KernelOp batched = chunk;
+  batched.batch = 8;
+  const double overhead = ComputeModel::kKernelOverheadS;
+  CHECK(h100.time_s(pooled) - overhead == test::Approx((h100.time_s(batched) - overhead) / 8).epsilon(1e-9));
+  CHECK(h100.time_s(pooled) < 0.75 * h100.time_s(chunk));
+  // A GEMM of many waves has little to gain: its last wave's idle SMs only (2,688 tiles: 20.4 waves).
+  KernelOp big = chunk;
+  big.m = 32768;
+  KernelOp big_pooled = big;
+  big_pooled.side_by_side = 4;
+  CHECK(h100.time_s(big_pooled) <= h100.time_s(big));
+  CHECK(h100.time_s(big_pooled) > 0.95 * h100.time_s(big));
+  // Whether the chunk holds the GPU is its own launch's question: its 44 blocks leave SMs free.
+  CHECK_FALSE(h100.fills_gpu(pooled));
 }
 
 TEST_CASE("a GEMM runs on the SMs a concurrent communication kernel leaves it, and one that fills less than a wave does not notice") {

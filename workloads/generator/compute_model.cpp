@@ -151,7 +151,7 @@ double ComputeModel::roofline_s(const KernelOp& op) const {
   case KernelShape::gemm: {
     const DataType t = operand_type(op);
     const double elem = input_bytes(t), out_elem = std::max({2.0, elem, op.epilogue_bytes});
-    const double shape = shape_efficiency(op.m, op.n, op.k, op.batch, op.sms_held, t, op.epilogue_bytes);
+    const double shape = shape_efficiency(op.m, op.n, op.k, op.batch * op.side_by_side, op.sms_held, t, op.epilogue_bytes);
     const double compute = kernel_flops(op) / (gpu_.peak_flops(t) * gpu_.gemm_share(t) * shape);
     const double memory = op.batch * ((op.m * op.k + op.k * op.n) * elem + op.m * op.n * out_elem) / hbm;
     return std::max(compute, memory);

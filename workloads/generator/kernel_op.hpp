@@ -27,6 +27,10 @@ struct KernelOp {
   // gemm: bytes per output element its epilogue moves: 2 writes C in 16 bits; a weight-gradient GEMM
   // that adds into the gradient buffer (gradient-accumulation fusion) reads and writes it: 8 in fp32.
   double epilogue_bytes = 2;
+  // gemm: like kernels launched together on streams of their own (Transformer Engine's userbuffers
+  // chunks, on up to 3 compute streams), whose blocks the GPU schedules as one pool of waves: this
+  // kernel's time is its share of theirs.
+  double side_by_side = 1;
   // What the summary's "GPU work" breakdown counts it as; empty: its category.
   std::string kind;
 };

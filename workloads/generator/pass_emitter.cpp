@@ -51,6 +51,7 @@ TaskId PassEmitter::gemm(const std::string& name, double m, double n, double k, 
   op.fp8_capable = !sixteen_bit_;
   op.sms_held = sms_held;
   op.epilogue_bytes = epilogue_bytes;
+  op.side_by_side = side_by_side_;
   return kernel(op);
 }
 
@@ -91,7 +92,8 @@ void PassEmitter::tp_gather_input(const std::string& name) {
 // Userbuffers' ring exchange (parallel.tp_overlap): the GEMM runs in tp chunks of rows, the first on
 // the rank's own shard, each next one on the shard the neighbour has just passed on, the passing
 // beside the GEMM. A pass moves one shard of the gathered [tokens x k] input per rank; it is timed
-// as an AllGather of tp - 1 shards' output, which moves exactly that.
+// as an AllGather of tp - 1 shards' output, which moves exactly that. The chunks run side by side
+// once their shards are there (TE's split_overlap_ag: chunk i on compute stream i mod 3).
 void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::string& name, double n, double k) {
   const double tp = s_.tp, rows = s_.tokens / tp, part = s_.tokens * k * s_.element_bytes / (tp - 1);
   const TaskId input_ready = last_kernel_;
@@ -101,6 +103,7 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
         b_.collective(streams::tp, gather + ".ring" + std::to_string(i), trace::ALL_GATHER, "tp", part, {input_ready}));
     b_.set_reserved_sms(passed.back());  // the copy engine and userbuffers' own SM
   }
+  const SideBySide chunks(*this, tp);
   gemm(name + ".chunk0", rows, n, k);
   for (std::uint32_t i = 1; i < s_.tp; ++i) {
     wait_for(passed[i - 1]);
@@ -110,13 +113,15 @@ void PassEmitter::ring_exchange_gemm(const std::string& gather, const std::strin
 
 // Userbuffers' pipelined ReduceScatter (parallel.tp_overlap): the row-parallel GEMM runs in
 // Transformer Engine's default 4 splits of rows, each split's partial sums reduce-scattered while
-// the next computes; the layer goes on when the last has.
+// the next computes; the layer goes on when the last has. The splits share the waves (TE's
+// split_overlap_rs launches split i on compute stream i mod 3, none waiting for another).
 void PassEmitter::gemm_reduce_scatter(const std::string& name, double n, double k, double sms_held) {
   constexpr std::uint32_t kSplits = 4;
   // a split's [tokens / 4 x n] partial sums, in FP8 where the userbuffers are (tp_overlap_fp8_buf)
   const double element = s_.job->parallel.tp_overlap_fp8_buf ? 1.0 : s_.element_bytes;
   const double bytes = s_.tokens * n * element / kSplits;
   TaskId reduced = kNoTask;
+  const SideBySide splits(*this, kSplits);
   for (std::uint32_t i = 0; i < kSplits; ++i) {
     gemm(name + ".chunk" + std::to_string(i), s_.tokens / kSplits, n, k, 1, true, sms_held);
     reduced = tp_collective(name + ".reducescatter" + std::to_string(i), trace::REDUCE_SCATTER, bytes);

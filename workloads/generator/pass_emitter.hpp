@@ -124,6 +124,17 @@ private:
     PassEmitter& e_;
     bool was_;
   };
+  // The chunks of one GEMM that Transformer Engine's userbuffers split (ring exchange, pipelined
+  // ReduceScatter) are launched on rotating compute streams, none waiting for the one before: the
+  // GPU runs their blocks as one pool (KernelOp::side_by_side).
+  struct SideBySide {
+    SideBySide(PassEmitter& e, double chunks) : e_(e), was_(e.side_by_side_) { e.side_by_side_ = chunks; }
+    ~SideBySide() { e_.side_by_side_ = was_; }
+    SideBySide(const SideBySide&) = delete;
+    SideBySide& operator=(const SideBySide&) = delete;
+    PassEmitter& e_;
+    double was_;
+  };
   void norm_forward(const std::string& name);
   void norm_backward(const std::string& name);
   void rotary(const std::string& name, bool backward);  // on Q and K
@@ -180,6 +191,7 @@ private:
   std::set<std::uint32_t> first_backward_of_;  // chunks (by first layer) whose backward has run once
   bool accumulating_ = false;                  // this backward adds to gradients of earlier micro-batches
   bool sixteen_bit_ = false;                   // GEMMs stay in 16 bits (SixteenBit)
+  double side_by_side_ = 1;                    // GEMM chunks that share the waves (SideBySide)
 };
 
 } // namespace echo::workloads
