@@ -229,11 +229,12 @@ void PassEmitter::rotary(const std::string& name, bool backward) {
   }
 }
 
-void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, bool biased, double batch) {
+void PassEmitter::column_parallel_backward(const std::string& name, double in, double out, bool biased, double batch,
+                                           bool te_linear) {
   // Sequence parallelism kept only the sharded input: gather it again for the weight gradient,
   // overlapped with the input-gradient GEMM. With userbuffers both exchanges are its bulk
   // overlaps, on SMs Transformer Engine sets aside (ub_cfg's default: 16, with an SM margin).
-  const bool bulk_overlap = tp_overlap_ && batch == 1;
+  const bool bulk_overlap = tp_overlap_ && batch == 1 && te_linear;
   TaskId gathered = kNoTask;
   if (s_.sequence_parallel)
     gathered = tp_collective(name + ".input.allgather", trace::ALL_GATHER, s_.tokens * s_.hidden * s_.element_bytes);
@@ -759,7 +760,7 @@ void PassEmitter::head_backward() {
   }
   {
     const SixteenBit sixteen_bit(*this);
-    column_parallel_backward("lm_head", h, v, false);
+    column_parallel_backward("lm_head", h, v, /*biased=*/false, /*batch=*/1, /*te_linear=*/false);
   }
   norm_backward("final_norm");
 }

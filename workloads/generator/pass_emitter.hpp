@@ -105,7 +105,10 @@ private:
   void gemm_reduce_scatter(const std::string& name, double n, double k, double sms_held);
   // Backward of a column-parallel linear: dgrad, its input-gradient reduction async on the TP
   // stream while the wgrad GEMM runs.
-  void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
+  // te_linear: a Transformer Engine linear, whose exchanges userbuffers run with tp_overlap
+  // (Megatron's own output layer is not one: its exchanges are NCCL's).
+  void column_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1,
+                                bool te_linear = true);
   void row_parallel_backward(const std::string& name, double in, double out, bool biased = true, double batch = 1);
   void bias_grad(const std::string& name, double out);
   // The MLP's activation over `elements` of its output (one gated half for SwiGLU), its kernels
