@@ -16,6 +16,7 @@
 //  - ZeRO-3: each layer gathers its parameters before its forward (prefetched one layer ahead)
 //    and its backward (issued where parallel.backward_prefetch says), and reduce-scatters its
 //    gradients after its backward.
+#include "base/scoped_value.hpp"
 #include "workloads/generator/compute_model.hpp"
 #include "workloads/generator/program_builder.hpp"
 #include "workloads/generator/shapes.hpp"
@@ -119,24 +120,14 @@ private:
   void recompute_unkept_ops(const std::string& prefix);
   void fp8_cast(const std::string& name, double elements);
   // GEMMs emitted while one is alive stay in 16 bits in an fp8 recipe.
-  struct SixteenBit {
-    explicit SixteenBit(PassEmitter& e) : e_(e), was_(e.sixteen_bit_) { e.sixteen_bit_ = true; }
-    ~SixteenBit() { e_.sixteen_bit_ = was_; }
-    SixteenBit(const SixteenBit&) = delete;
-    SixteenBit& operator=(const SixteenBit&) = delete;
-    PassEmitter& e_;
-    bool was_;
+  struct SixteenBit : ScopedValue<bool> {
+    explicit SixteenBit(PassEmitter& e) : ScopedValue(e.sixteen_bit_, true) {}
   };
   // The chunks of one GEMM that Transformer Engine's userbuffers split (ring exchange, pipelined
   // ReduceScatter) are launched on rotating compute streams, none waiting for the one before: the
   // GPU runs their blocks as one pool (KernelOp::side_by_side).
-  struct SideBySide {
-    SideBySide(PassEmitter& e, double chunks) : e_(e), was_(e.side_by_side_) { e.side_by_side_ = chunks; }
-    ~SideBySide() { e_.side_by_side_ = was_; }
-    SideBySide(const SideBySide&) = delete;
-    SideBySide& operator=(const SideBySide&) = delete;
-    PassEmitter& e_;
-    double was_;
+  struct SideBySide : ScopedValue<double> {
+    SideBySide(PassEmitter& e, double chunks) : ScopedValue(e.side_by_side_, chunks) {}
   };
   void norm_forward(const std::string& name);
   void norm_backward(const std::string& name);
