@@ -16,7 +16,6 @@
 //  - ZeRO-3: each layer gathers its parameters before its forward (prefetched one layer ahead)
 //    and its backward (issued where parallel.backward_prefetch says), and reduce-scatters its
 //    gradients after its backward.
-#include "base/scoped_value.hpp"
 #include "workloads/generator/compute_model.hpp"
 #include "workloads/generator/program_builder.hpp"
 #include "workloads/generator/shapes.hpp"
@@ -119,6 +118,19 @@ private:
   // torchtitan's per-op selective recomputation, before a layer's backward (SelectiveRecompute::op).
   void recompute_unkept_ops(const std::string& prefix);
   void fp8_cast(const std::string& name, double elements);
+  // Sets one of the emitter's settings for as long as a scope lasts.
+  template <class T>
+  class ScopedValue {
+  public:
+    ScopedValue(T& slot, T value) : slot_(slot), was_(slot) { slot_ = value; }
+    ~ScopedValue() { slot_ = was_; }
+    ScopedValue(const ScopedValue&) = delete;
+    ScopedValue& operator=(const ScopedValue&) = delete;
+
+  private:
+    T& slot_;
+    T was_;
+  };
   // GEMMs emitted while one is alive stay in 16 bits in an fp8 recipe.
   struct SixteenBit : ScopedValue<bool> {
     explicit SixteenBit(PassEmitter& e) : ScopedValue(e.sixteen_bit_, true) {}
