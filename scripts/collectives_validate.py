@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Every nccl-tests table of ../shared/data/collectives/multi-node/ against `echo-des nccl-tests` on
-a platform built from what the cluster is published to be: per table, the median and max |error| of
+"""Every nccl-tests table of ../shared/data/collectives/multi-node/, and the one-node A100 AllReduce
+tables of ../shared/data/collectives/a100-intranode-allreduce/, against `echo-des nccl-tests` on a
+platform built from what the cluster is published to be: per table, the median and max |error| of
 the out-of-place time for sizes >= 1 MiB and over all sizes (the way ../shared/tools/nccl-compare.py
 reads errors). Nothing is fitted here: this is the baseline of issue 17.
 
@@ -14,6 +15,8 @@ sources; the `approximation` column says what the model cannot express yet):
 - Dell XE9680 / H100 IB clusters (nccl-tests issue 309, xxrjun): `dgx-h100` (8x 400 Gb/s InfiniBand).
 - ALCF Polaris and Sirius: `polaris` (4x A100-40GB, NVLink without NVSwitch, 2x 200 Gb/s Slingshot-11).
 - ALCF Sophia: `dgx-a100` (DGX A100 class; its NICs are not stated: 8x HDR assumed).
+- vTrain's A100 node (2 to 8 GPUs of one node, NVSwitch): `dgx-a100`; the doubling sizes of its
+  1 MiB-step tables are compared.
 A table run with fewer GPUs per node than the machine has uses those GPUs' own NICs.
 """
 import argparse
@@ -29,6 +32,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = os.path.join(ROOT, "..", "shared", "data", "collectives", "multi-node")
+INTRANODE = os.path.join(ROOT, "..", "shared", "data", "collectives", "a100-intranode-allreduce")
 
 # (filename pattern, preset, GPUs per node, extra --set figures, approximation)
 CLUSTERS = [
@@ -37,6 +41,7 @@ CLUSTERS = [
     (r"^nccltests309_|^h100_10n", "dgx-h100", 8, [], ""),
     (r"polaris|sirius", "polaris", 4, [], ""),
     (r"sophia", "dgx-a100", 8, [], "NICs not stated: 8x HDR"),
+    (r"^vtrain_a100_intranode", "dgx-a100", 8, [], ""),
 ]
 
 
@@ -96,6 +101,27 @@ def measured_log(path):
     return rows, "float"
 
 
+def measured_intranode(path):
+    """vTrain's LUT of one node (size, count, type, then out-of-place time in ns and busbw, in-place):
+    its doubling sizes, as every other table has them, so that no region of sizes outweighs the rest."""
+    rows = {}
+    with open(path) as f:
+        for r in list(csv.reader(f))[1:]:
+            if len(r) >= 4 and r[0].isdigit() and int(r[0]) > 0 and int(r[0]) & (int(r[0]) - 1) == 0:
+                rows[int(r[0])] = float(r[3]) / 1e3
+    return rows, "float"
+
+
+def intranode_tables():
+    """The one-node A100 AllReduce tables, named and described as the manifest's rows are."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(INTRANODE, "allreduce-*gpu.csv"))):
+        gpus = re.search(r"allreduce-(\d+)gpu", path).group(1)
+        found[f"vtrain_a100_intranode_allreduce-{gpus}gpu.csv"] = {
+            "op": "all_reduce_perf", "nodes": "1", "gpus_per_node": gpus, "nccl": "", "measured": measured_intranode(path)}
+    return found
+
+
 def alcf_tables(repo, manifest):
     """The Polaris / Sirius runs of a clone of argonne-lcf/alcf-nccl-tests that ../shared/data does not
     hold (128, 256 and 540 nodes): setup 5 (the shared tables' environment), named as the shared
@@ -150,8 +176,14 @@ def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None, 
     return times, ""
 
 
-CLUSTER_NAMES = {"dgx-h100": "H100, 400 Gb/s InfiniBand", "aws-p5": "AWS p5 (EFA)", "gcp-a3-mega": "GCP A3 Mega",
-                 "polaris": "ALCF Polaris / Sirius (Slingshot-11)", "dgx-a100": "ALCF Sophia (DGX A100)"}
+# Plot panels, by the first table-name pattern that matches.
+CLUSTER_NAMES = [(r"^nccltests309_|^h100_10n", "H100, 400 Gb/s InfiniBand"), (r"^aws_p5", "AWS p5 (EFA)"),
+                 (r"^gcp_a3mega", "GCP A3 Mega"), (r"polaris|sirius", "ALCF Polaris / Sirius (Slingshot-11)"),
+                 (r"sophia", "ALCF Sophia (DGX A100)"), (r"^vtrain_a100_intranode", "A100 node (vTrain), one node")]
+
+
+def cluster_name(table):
+    return next(label for pattern, label in CLUSTER_NAMES if re.search(pattern, table))
 OP_COLOURS = {"all_reduce": "#1f77b4", "all_gather": "#2ca02c", "reduce_scatter": "#9467bd", "alltoall": "#d62728",
               "sendrecv": "#ff7f0e"}
 
@@ -159,7 +191,7 @@ OP_COLOURS = {"all_reduce": "#1f77b4", "all_gather": "#2ca02c", "reduce_scatter"
 def plot(outdir, curves):
     """One panel per cluster: every table's signed error against its message size, coloured by op."""
     dat = os.path.join(outdir, "collectives-validation.dat")
-    clusters = [c for c in CLUSTER_NAMES.values() if any(k == c for k, *_ in curves)]
+    clusters = [c for _, c in CLUSTER_NAMES if any(k == c for k, *_ in curves)]
     with open(dat, "w") as f:
         for cluster, name, op, err in curves:
             f.write(f"# {cluster} | {name} | {op}\n")
@@ -214,6 +246,7 @@ def main():
             ap.error(f"--set {item}: write PRESET:KEY=VALUE")
         extra_sets.setdefault(preset_name, []).append(figure)
     manifest = {r["file"]: r for r in csv.DictReader(open(os.path.join(DATA, "MANIFEST.csv")))}
+    manifest.update(intranode_tables())
     if a.alcf_repo:
         extra = alcf_tables(a.alcf_repo, manifest)
         if not extra:
@@ -265,7 +298,7 @@ def main():
         signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])
         results.append((name, OPS[row["op"]], nodes, per_node, statistics.median(big), max(big), signed_big,
                         statistics.median(every), max(every), approx))
-        curves.append((CLUSTER_NAMES[preset], name, OPS[row["op"]], err))
+        curves.append((cluster_name(name), name, OPS[row["op"]], err))
     if a.plot:
         plot(a.plot, curves)
     if a.json:

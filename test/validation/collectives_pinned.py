@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CI pin of the collective model against the published nccl-tests tables of other clusters
-(../shared/data/collectives/multi-node/, scripts/collectives_validate.py): every table's median
-and max |error| must be as pinned in collectives_pinned.json, to 0.1 percentage point. A change to
+(../shared/data/collectives/multi-node/, scripts/collectives_validate.py) and the one-node A100
+AllReduce tables (a100-intranode-allreduce/, compared at their doubling sizes 1 MiB..1 GiB only):
+every table's median and max |error| must be as pinned in collectives_pinned.json, to 0.1 percentage point. A change to
 the collective model, the presets or the network models that moves a figure shows here; if it is
 meant, re-pin with
   scripts/collectives_validate.py --json > test/validation/collectives_pinned.json
@@ -32,6 +33,12 @@ for name, p in sorted(pinned.items()):
     for key in ("median_1mib", "max_1mib", "median_all", "max_all"):
         if not abs(g[key] - p[key]) <= 1e-3:  # also fails on NaN
             failures.append(f"{name}: {key} {100 * g[key]:.2f}%, pinned {100 * p[key]:.2f}%")
+# The one-node tables step by 1 MiB: only the sizes a doubling sweep runs are compared, each exactly.
+detail = subprocess.run([sys.executable, os.path.join(source, "scripts", "collectives_validate.py"), "--echo", echo,
+                         "--only", "vtrain_a100_intranode_allreduce-8gpu", "--detail"], capture_output=True, text=True, check=True)
+compared = [int(f[0]) for f in (line.split() for line in detail.stdout.splitlines()) if len(f) == 4 and f[0].isdigit()]
+if compared != [(1 << 20) << k for k in range(11)]:
+    failures.append(f"one-node 8-GPU table: sizes compared {compared}, wanted 1 MiB..1 GiB doubling")
 medians = sorted(r["median_1mib"] for r in got.values())
 print(f"{len(got)} tables, median of the median |error| >= 1 MiB {100 * medians[len(medians) // 2]:.1f}%")
 for f in failures:
