@@ -40,6 +40,9 @@ struct StepCosts {
   Protocol protocol = Protocol::simple;
   std::uint32_t channels = 1;
   double base_s = 0.0;                  // once per call: launch and set-up
+  // The rate a ring's channel copies its last received chunk into the output while its links wait
+  // (calibration.hpp: nccl.tail_copy_bw.ring); 0: no wait.
+  double ring_tail_copy_Bps = 0.0;
   double hop_s[3] = {0.0, 0.0, 0.0};    // per step, by platforms::LinkKind of the hop
   double algorithm_Bps = 0.0;
   double efficiency[3] = {1.0, 1.0, 1.0};  // achieved fraction of a route's bandwidth, by kind

@@ -41,6 +41,7 @@ Calibration calibration_of(const platforms::RouteOracle& platform, const std::st
   }
   c.coll_channel_net_GBps = read(platform, source, "nccl.coll_channel_bw.net", 0.0, 0.0, 1e5);
   c.net_overhead_us = read(platform, source, "nccl.net_overhead_us", nccl::kNetOverheadIntelUs, 0.0, 1e4);
+  c.ring_tail_copy_GBps = read(platform, source, "nccl.tail_copy_bw.ring", 0.0, 0.0, 1e5);
   c.p2p_peer_net_us = read(platform, source, "nccl.p2p_peer_us.net", 0.0, 0.0, 1e4);
   c.ll_efficiency = read(platform, source, "nccl.efficiency.ll", 1.0, 1e-6, 1.0);
   c.ll128_efficiency = read(platform, source, "nccl.efficiency.ll128", 1.0, 1e-6, 1.0);

@@ -35,6 +35,14 @@
 //                               its intra-node hops, three times that for Simple (NCCL's "net
 //                               overhead": the proxy's work for each step). Unset: 1, NCCL's figure
 //                               for Intel hosts (NCCL's choices use its own figure for the host's CPU)
+//   nccl.tail_copy_bw.ring      GB/s a ring's channel (one CTA) moves its last received chunk into
+//                               the output at, while its links wait: NCCL's ring kernel runs a
+//                               chunk's steps one after another on the same warps, and the last
+//                               (AllReduce's and AllGather's receive into the output,
+//                               ReduceScatter's final reduce) sends nothing, so every member's
+//                               outgoing link waits for it before the next chunk's first send.
+//                               Over a call the waits add up to the member's share of the data a
+//                               channel at this rate, whatever the chunk count. 0 (unset): no wait
 //   nccl.coll_channel_bw.net    GB/s one collective channel (a CTA: NCCL runs each channel as one
 //                               thread block and one proxy connection) moves between nodes (0: no
 //                               limit). A NIC carrying few channels moves no more than they do
@@ -59,6 +67,7 @@ struct Calibration {
   double p2p_channel_GBps[3] = {0.0, 0.0, 0.0};  // by platforms::LinkKind; 0 = no limit
   double coll_channel_net_GBps = 0.0;            // 0 = no limit
   double p2p_peer_net_us = 0.0;
+  double ring_tail_copy_GBps = 0.0;  // 0 = no wait
   double net_overhead_us = 1.0;  // unset: NCCL's Intel figure, on every host (collective_model.cpp)
 
   double extra_base(Protocol p) const { return extra_base_us[static_cast<int>(p)]; }

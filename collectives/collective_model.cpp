@@ -98,6 +98,7 @@ StepCosts CollectiveModel::costs_for(const NcclTuner& tuner, Op op, NcclAlgo alg
   c.channels = channels;
   const auto a = nccl::index(algo), p = nccl::index(proto);
   c.base_s = std::max(0.0, nccl::kBaseLatency[a][p] + calibration_.extra_base(proto)) * 1e-6;
+  c.ring_tail_copy_Bps = calibration_.ring_tail_copy_GBps * 1e9;
 
   // Per-hop latency: NCCL's figure for this algorithm and protocol over that kind of link (or the
   // route's own latency if the platform says it is slower), plus the calibrated extra.

@@ -23,10 +23,17 @@ struct RingRounds {
   double serialize_s;
 };
 
+// The links also wait while each channel copies its last chunks into the output (StepCosts::
+// ring_tail_copy_Bps): over the call, the member's share of the data at that rate per channel.
+// Spread over the rounds, so that a call sharing its links stretches the wait with its steps.
 RingRounds ring_rounds(const PlannedCall& p, std::uint32_t n) {
   const std::uint32_t rounds = ring_steps(p.call.op, n);
-  return {rounds, p.call.op == Op::all_gather ? 0 : n - 1, ceil_div(p.call.bytes, n),
-          static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps};
+  const std::uint64_t slice = ceil_div(p.call.bytes, n);
+  const double tail_s = p.costs.ring_tail_copy_Bps > 0.0
+                            ? static_cast<double>(slice) / std::max(1u, p.costs.channels) / p.costs.ring_tail_copy_Bps
+                            : 0.0;
+  return {rounds, p.call.op == Op::all_gather ? 0 : n - 1, slice,
+          static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps + tail_s / rounds};
 }
 
 // Members in chain order for Broadcast (from the root) and Reduce (into the root).
@@ -202,8 +209,8 @@ std::optional<double> RingAlgorithm::closed_form_s(const PlannedCall& p) const {
     window += edge[(start + rest - 1) % n] - edge[start - 1];
     best = std::max(best, window);
   }
-  const double serialize = static_cast<double>(p.call.bytes) / rounds / p.costs.algorithm_Bps;
-  return p.costs.base_s + rounds * serialize + laps * lap + best;
+  const RingRounds r = ring_rounds(p, n);
+  return p.costs.base_s + rounds * r.serialize_s + laps * lap + best;
 }
 
 } // namespace echo::collectives

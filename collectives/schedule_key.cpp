@@ -47,6 +47,7 @@ std::optional<std::string> shape_schedule_key(const Plan& plan, const Collective
   w.add(c.protocol);
   w.add(c.channels);
   w.add(c.base_s);
+  w.add(c.ring_tail_copy_Bps);
   w.add(c.hop_s);
   w.add(c.algorithm_Bps);
   w.add(c.efficiency);

@@ -16,7 +16,7 @@ table of ../shared/data/collectives/multi-node/ (*.csv: its op, nodes, GPUs per 
 settings as scripts/collectives_validate.py reads them).
 
 Only physical parameters are fitted (nccl.extra_base_us.{ll,ll128,simple}, nccl.extra_hop_us.{nvlink,net},
-nccl.efficiency.{nvlink,net,ll,ll128,nvls,nvls_tree,all_to_all,all_to_all_nvlink}, nccl.p2p_channel_bw.{net,nvlink}, nccl.coll_channel_bw.net, nccl.p2p_peer_us.net, nccl.net_overhead_us); the algorithm and protocol choice, channel counts and protocol
+nccl.efficiency.{nvlink,net,ll,ll128,nvls,nvls_tree,all_to_all,all_to_all_nvlink}, nccl.p2p_channel_bw.{net,nvlink}, nccl.coll_channel_bw.net, nccl.p2p_peer_us.net, nccl.net_overhead_us, nccl.tail_copy_bw.ring); the algorithm and protocol choice, channel counts and protocol
 limits stay NCCL's. The loss is the mean absolute log ratio of simulated to measured time over
 every size of a log plus the same over its sizes from 1 MiB, averaged over the logs. A held-out log is only predicted, never fitted. Prints the fitted
 values as `--set` arguments and as lines for the preset table.
@@ -52,13 +52,14 @@ PARAMS = [  # key, start, low, high, first step
     ('nccl.coll_channel_bw.net', 25.0, 1.0, 200.0, -5.0),
     ('nccl.p2p_peer_us.net', 0.0, 0.0, 100.0, 2.0),
     ('nccl.net_overhead_us', 1.0, 0.0, 100.0, 1.0),
+    ('nccl.tail_copy_bw.ring', 60.0, 5.0, 1000.0, -10.0),
 ]
 
 
 
 # What a fit without --params fits (docs/validation.md's Azure fit): the others describe what only
 # some tables show (NVLS, AllToAll, send/recv and collective channels) and are named when fitted.
-DEFAULT_PARAMS = [k for k, *_ in PARAMS if not k.endswith(('.nvls', '.nvls_tree', '.all_to_all', '.all_to_all_nvlink', '_bw.net', '_bw.nvlink', 'net_overhead_us'))]
+DEFAULT_PARAMS = [k for k, *_ in PARAMS if not k.endswith(('.nvls', '.nvls_tree', '.all_to_all', '.all_to_all_nvlink', '_bw.net', '_bw.nvlink', '_bw.ring', 'net_overhead_us'))]
 
 # The parameters being fitted: only these are set on the command line, the others stay the preset's.
 FITTED = set()

@@ -634,6 +634,43 @@ TEST_CASE("a calibrated net overhead is what every intra-node step of an inter-n
   CHECK(echo::test::user_error_of([&] { calibration_of(bad, "p.xml"); }).find("nccl.net_overhead_us") != std::string::npos);
 }
 
+TEST_CASE("a ring waits for each channel's last copy into the output, so one node's bus bandwidth rises with the GPU count") {
+  const auto registry = AlgorithmRegistry::with_builtins();
+  NcclSelection ring_simple;
+  ring_simple.restrict_algorithms("ring", "test");
+  ring_simple.restrict_protocols("Simple", "test");
+  constexpr std::uint64_t bytes = 1ull << 30;
+  struct Timed {
+    double closed_form_s, steps_s;
+    std::uint32_t channels;
+  };
+  const auto timed = [&](const char* copy_GBps, std::uint32_t n) {
+    auto q = ndv4(1);
+    q.properties["nccl.tail_copy_bw.ring"] = copy_GBps;
+    const CollectiveModel m(q, registry, ring_simple, calibration_of(q, "test"));
+    const auto call = call_of(Op::all_reduce, bytes, n);
+    const Plan plan = m.plan(call);
+    return Timed{*m.closed_form_s(plan, call), core::uncontended_time_s(core::time_call(m, call, true).schedule), plan.channels};
+  };
+  const auto bus_GBps = [&](const Timed& t, std::uint32_t n) { return bytes * 2.0 * (n - 1) / n / t.closed_form_s / 1e9; };
+  std::vector<double> with, without;
+  for (std::uint32_t n : {2u, 4u, 8u}) {
+    CAPTURE(n);
+    const Timed tail = timed("50", n), none = timed("0", n);
+    // The member's share of the data, each channel copying its part at 50 GB/s.
+    CHECK(tail.closed_form_s - none.closed_form_s == test::Approx(static_cast<double>(bytes / n) / tail.channels / 50e9).epsilon(1e-6));
+    CHECK(tail.steps_s == test::Approx(tail.closed_form_s).epsilon(1e-9));
+    with.push_back(bus_GBps(tail, n));
+    without.push_back(bus_GBps(none, n));
+  }
+  CHECK(with[0] < with[1]);
+  CHECK(with[1] < with[2]);
+  CHECK(without[0] == test::Approx(without[2]).epsilon(0.005));  // links busy all the time: one figure
+  auto bad = ndv4(1);
+  bad.properties["nccl.tail_copy_bw.ring"] = "-5";
+  CHECK(echo::test::user_error_of([&] { calibration_of(bad, "p.xml"); }).find("nccl.tail_copy_bw.ring") != std::string::npos);
+}
+
 TEST_CASE("LL128 across nodes only where a GPU reaches its NIC through PCIe switches") {
   const auto gpus = call_of(Op::all_reduce, 1 << 20, 16).gpus;
   auto behind_switches = ndv4(2), through_host = ndv4(2);

@@ -118,6 +118,9 @@ TEST_CASE("what-if figures use SimGrid's units and are checked") {
   CHECK(spec.calibration.at("nccl.net_device_latency_us") == "75");
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.net_device_latency_us", "-5", "test"), doctest::Contains("0 or more"), UserError);
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.net_overhead_us", "-1", "test"), doctest::Contains("0 or more"), UserError);
+  CHECK_NOTHROW(platforms::override_figure(spec, "nccl.tail_copy_bw.ring", "0", "test"));
+  CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.tail_copy_bw.ring", "-1", "test"),
+                       doctest::Contains("a bandwidth in GB/s, 0 or more"), UserError);
 }
 
 TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {

@@ -568,19 +568,27 @@ templates { name: "idle" streams: "s" }
 
 double end_of(const json& summary, int rank) { return summary["ranks"][rank]["end_s"].get<double>(); }
 
+// cross_node_allreduces on dgx-a100 with `nics` NICs a node, the ring's idle tail as given (empty:
+// the preset's).
+json run_allreduces(TempDir& dir, bool both, const std::string& fidelity, int nics, int nodes, const std::string& tail = "") {
+  const std::string name = std::to_string(both) + fidelity + std::to_string(nics) + "-" + std::to_string(nodes) + tail;
+  const std::string trace = dir.file("trace" + name + ".pbtxt", cross_node_allreduces(both, nodes));
+  const std::string job = dir.file("job" + name + ".yaml",
+                                   "platform: {preset: dgx-a100, nodes: " + std::to_string(nodes) + ", nics_per_node: " +
+                                       std::to_string(nics) + (tail.empty() ? "" : ", nccl.tail_copy_bw.ring: " + tail) +
+                                       "}\nworkload: {trace: " + trace + "}\ncommunication: {fidelity: " + fidelity + "}\n");
+  return run_json("'" + job + "'");
+}
+
 } // namespace
 
 TEST_CASE("steps: two collectives sharing a NIC at the same time each take twice as long, as SimGrid's flows say") {
   // With 4 NICs per node, GPUs 0 and 1 share NIC 0: calls "a" and "b" meet on it at every step.
+  // The ring's wait for its last copies is left out (nccl.tail_copy_bw.ring: 0): under `flow` the
+  // other call fills that time with its own bytes (the next test), which `steps` does not.
   TempDir dir;
   auto run = [&](bool both, const std::string& fidelity, int nics, int nodes = 2) {
-    const std::string name = std::to_string(both) + fidelity + std::to_string(nics) + "-" + std::to_string(nodes);
-    const std::string trace = dir.file("trace" + name + ".pbtxt", cross_node_allreduces(both, nodes));
-    const std::string job = dir.file("job" + name + ".yaml",
-                                     "platform: {preset: dgx-a100, nodes: " + std::to_string(nodes) + ", nics_per_node: " +
-                                         std::to_string(nics) + "}\nworkload: {trace: " + trace +
-                                         "}\ncommunication: {fidelity: " + fidelity + "}\n");
-    return run_json("'" + job + "'");
+    return run_allreduces(dir, both, fidelity, nics, nodes, "0");
   };
   const json alone = run(false, "steps", 4), together = run(true, "steps", 4);
   const double t = end_of(alone, 0);
@@ -608,6 +616,21 @@ TEST_CASE("steps: two collectives sharing a NIC at the same time each take twice
   const json rails_alone = run(false, "steps", 8), rails = run(true, "steps", 8);
   CHECK(end_of(rails, 0) == echo::test::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
   CHECK(end_of(rails, 1) == echo::test::Approx(end_of(rails_alone, 0)).epsilon(1e-9));
+}
+
+TEST_CASE("flow: a second ring fills the time a ring's links wait at the end of its chunks, which steps leaves empty") {
+  // Two-member rings across nodes: 2 rounds, and the wait for each channel's last copies (the
+  // preset's nccl.tail_copy_bw.ring) spread over them.
+  TempDir dir;
+  const double t = end_of(run_allreduces(dir, false, "steps", 4, 2), 0);
+  const double untailed = end_of(run_allreduces(dir, false, "steps", 4, 2, "0"), 0);
+  CHECK(t > untailed * 1.05);  // the wait shows alone
+  CHECK(end_of(run_allreduces(dir, true, "steps", 4, 2), 0) == echo::test::Approx(2 * t).epsilon(0.02));
+  // Under `flow` each call's flows ask for its paced rate, below the NIC's: the two share the NIC
+  // by its capacity, each moving its bytes at half of it, as if neither waited.
+  const json flow = run_allreduces(dir, true, "flow", 4, 2);
+  CHECK(end_of(flow, 0) == echo::test::Approx(2 * untailed).epsilon(0.02));
+  CHECK(end_of(flow, 0) < 2 * t * 0.97);
 }
 
 TEST_CASE("steps: rings of 16 nodes sharing NICs still share them at every step") {
