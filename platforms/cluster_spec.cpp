@@ -82,10 +82,12 @@ const std::map<std::string, ClusterSpec>& presets() {
     // dragonfly between groups. The parameters fitted on InfiniBand do not describe Slingshot
     // through libfabric; five are fitted on their own. Two on the 2-node NCCL 2.21 AllReduce table
     // of ../shared/data/collectives with the 8-node and other tables held out (docs/validation.md):
-    // the fraction of the NICs' line rate a collective sustains (0.73, sizes from 64 MiB) and the
+    // the fraction of the NICs' line rate a collective sustains (0.764 with the A100's ring wait,
+    // nccl.tail_copy_bw.ring as the A100 presets have it; 0.73 without; sizes from 64 MiB) and the
     // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). Two
     // on its AllToAll (the NCCL 2.18, Sirius and 128-540-node runs held out): the
     // share of that rate a NIC sustains when every GPU sends to every other node at once (0.541,
+    // 0.517 of the refitted 0.764 above, the same rate;
     // its 2-node table from 64 MiB; InfiniBand's is 0.885-0.917; fitted when a member's sends inside
     // and outside its node went one after the other: side by side, they move these tables by 0.2-1.6
     // points) and the time the proxy spends setting up each peer
@@ -102,8 +104,8 @@ const std::map<std::string, ClusterSpec>& presets() {
     // Each GPU and NIC hangs off its own root port of the one EPYC socket: ALCF runs NCCL with
     // NCCL_NET_GDR_LEVEL=PHB so that GPUDirect RDMA crosses the host bridge at all.
     polaris.gpu_nic_path = "phb";
-    polaris.calibration = {{"nccl.efficiency.net", "0.73"}, {"nccl.extra_hop_us.net", "7"}, {"nccl.net_overhead_us", "8.19"},
-                           {"nccl.efficiency.all_to_all", "0.541"}, {"nccl.p2p_peer_us.net", "9.22"}};
+    polaris.calibration = {{"nccl.efficiency.net", "0.764"}, {"nccl.extra_hop_us.net", "7"}, {"nccl.net_overhead_us", "8.19"}, {"nccl.tail_copy_bw.ring", "55.5"},
+                           {"nccl.efficiency.all_to_all", "0.517"}, {"nccl.p2p_peer_us.net", "9.22"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
                      "nccl-tests AllReduce, the ring step overhead on its 2-node AllGather, the NICs' all-to-all share "

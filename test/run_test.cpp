@@ -462,7 +462,7 @@ TEST_CASE("platform list shows every preset with its figures, where they come fr
                    "nccl.efficiency.all_to_all_nvlink=0.929 nccl.efficiency.nvls=0.821 nccl.efficiency.nvls_tree=0.74") !=
         std::string::npos);  // Hopper
   CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.885 nccl.efficiency.ll=0.507") != std::string::npos);
-  CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.541 nccl.efficiency.net=0.73 nccl.extra_hop_us.net=7 nccl.net_overhead_us=8.19 nccl.p2p_peer_us.net=9.22\n") != std::string::npos);
+  CHECK(r.out.find("collective model: fitted: nccl.efficiency.all_to_all=0.517 nccl.efficiency.net=0.764 nccl.extra_hop_us.net=7 nccl.net_overhead_us=8.19 nccl.p2p_peer_us.net=9.22 nccl.tail_copy_bw.ring=55.5\n") != std::string::npos);
   const auto json = nlohmann::json::parse(run_cli("platform list --json").out);
   REQUIRE(json.size() == 7);
   CHECK(json[6]["preset"] == "polaris");
