@@ -50,10 +50,11 @@ const std::map<std::string, ClusterSpec>& presets() {
     // Collective-model parameters fitted to the Azure ND A100 v4 nccl-tests logs (2, 8 and 16
     // GPUs; the 4-GPU log held out) by scripts/calibrate_nccl.py — see docs/validation.md. DGX
     // A100 is the same machine class (A100 SXM4, NVSwitch, 8x HDR, AMD hosts) and borrows them.
-    // The NVLink efficiency and the ring's idle tail were refitted together (2026-11-29, sizes from
-    // 64 MiB): one node's AllReduce bus bandwidth rises with the GPU count, 206 / 224 / 231 GB/s on
-    // 2 / 4 / 8 GPUs, as 2(n-1) / (2(n-1) + 0.36) of NCCL's 240 GB/s; vTrain's seven one-node tables
-    // held out.
+    // The NVLink efficiency and the rate a ring channel copies its last chunk into the output while
+    // its links wait were refitted together (2026-11-29, sizes from 64 MiB): one node's AllReduce
+    // bus bandwidth rises with the GPU count, 206 / 224 / 231 GB/s on 2 / 4 / 8 GPUs, as 2(n-1) /
+    // (2(n-1) + 0.36) of NCCL's 240 GB/s, the wait being 0.36 of a step on 12 channels at 55.5 GB/s
+    // each; vTrain's seven one-node tables held out.
     a100.calibration = {
         {"nccl.extra_base_us.ll", "-1.55"},    {"nccl.extra_base_us.ll128", "30.5"},
         {"nccl.extra_base_us.simple", "41"},   {"nccl.extra_hop_us.nvlink", "1.11"},
@@ -86,11 +87,11 @@ const std::map<std::string, ClusterSpec>& presets() {
     // nccl.tail_copy_bw.ring as the A100 presets have it; 0.73 without; sizes from 64 MiB) and the
     // extra latency of a network hop through libfabric's CXI provider (7 us, sizes to 32 KiB). Two
     // on its AllToAll (the NCCL 2.18, Sirius and 128-540-node runs held out): the
-    // share of that rate a NIC sustains when every GPU sends to every other node at once (0.541,
-    // 0.517 of the refitted 0.764 above, the same rate;
-    // its 2-node table from 64 MiB; InfiniBand's is 0.885-0.917; fitted when a member's sends inside
-    // and outside its node went one after the other: side by side, they move these tables by 0.2-1.6
-    // points) and the time the proxy spends setting up each peer
+    // share of that rate a NIC sustains when every GPU sends to every other node at once (0.541 of
+    // 0.73; 0.517 of the refitted 0.764, the same rate; its 2-node table from 64 MiB; InfiniBand's
+    // is 0.885-0.917; fitted when a member's sends inside and outside its node went one after the
+    // other: side by side, they move these tables by 0.2-1.6 points) and the time the proxy spends
+    // setting up each peer
     // across nodes, once per call (9.22 us, fitted on the 2- and 8-node NCCL 2.21 tables at 2-32 KiB:
     // small AllToAlls took 62 us at 2 nodes and 290 at 8); what every step of an inter-node ring
     // costs at least, NCCL's "net overhead" (8.19 us, x3 for Simple as NCCL counts it; fitted on the
@@ -104,8 +105,9 @@ const std::map<std::string, ClusterSpec>& presets() {
     // Each GPU and NIC hangs off its own root port of the one EPYC socket: ALCF runs NCCL with
     // NCCL_NET_GDR_LEVEL=PHB so that GPUDirect RDMA crosses the host bridge at all.
     polaris.gpu_nic_path = "phb";
-    polaris.calibration = {{"nccl.efficiency.net", "0.764"}, {"nccl.extra_hop_us.net", "7"}, {"nccl.net_overhead_us", "8.19"}, {"nccl.tail_copy_bw.ring", "55.5"},
-                           {"nccl.efficiency.all_to_all", "0.517"}, {"nccl.p2p_peer_us.net", "9.22"}};
+    polaris.calibration = {{"nccl.efficiency.net", "0.764"},       {"nccl.extra_hop_us.net", "7"},
+                           {"nccl.net_overhead_us", "8.19"},       {"nccl.efficiency.all_to_all", "0.517"},
+                           {"nccl.p2p_peer_us.net", "9.22"},       {"nccl.tail_copy_bw.ring", "55.5"}};
     polaris.source = "ALCF Polaris machine overview: 560 nodes of 4x A100-SXM4-40GB (NVLink), 2x Slingshot-11 "
                      "200 Gb/s, 1x AMD EPYC 7543P; NIC efficiency and network hop latency fitted on ALCF's 2-node "
                      "nccl-tests AllReduce, the ring step overhead on its 2-node AllGather, the NICs' all-to-all share "
