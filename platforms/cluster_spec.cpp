@@ -375,7 +375,10 @@ void override_figure(ClusterSpec& spec, const std::string& key, const std::strin
                            : duration  ? "a latency in us, 0 or more"
                                        : "a latency in us") +
                           ", got '" + value + "'",
-                      "write e.g. " + key + (efficiency ? "=0.9" : bandwidth ? "=20 (0: no limit)" : "=1.5"));
+                      "write e.g. " + key +
+                          (efficiency ? "=0.9"
+                           : bandwidth ? (key == "nccl.tail_copy_bw.ring" ? "=55.5 (0: no wait)" : "=20 (0: no limit)")
+                                       : "=1.5"));
     spec.calibration[key] = value;
   } else {
     std::string known;

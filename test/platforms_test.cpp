@@ -9,6 +9,7 @@
 #include "support/approx.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_files.hpp"
+#include "support/user_errors.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -121,6 +122,8 @@ TEST_CASE("what-if figures use SimGrid's units and are checked") {
   CHECK_NOTHROW(platforms::override_figure(spec, "nccl.tail_copy_bw.ring", "0", "test"));
   CHECK_THROWS_WITH_AS(platforms::override_figure(spec, "nccl.tail_copy_bw.ring", "-1", "test"),
                        doctest::Contains("a bandwidth in GB/s, 0 or more"), UserError);
+  CHECK(echo::test::user_error_of([&] { platforms::override_figure(spec, "nccl.tail_copy_bw.ring", "x", "test"); })
+            .find("0: no wait") != std::string::npos);
 }
 
 TEST_CASE("generated XML: hosts, NICs shared evenly, pods") {
