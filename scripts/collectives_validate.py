@@ -34,14 +34,15 @@ ROOT = os.path.dirname(HERE)
 DATA = os.path.join(ROOT, "..", "shared", "data", "collectives", "multi-node")
 INTRANODE = os.path.join(ROOT, "..", "shared", "data", "collectives", "a100-intranode-allreduce")
 
-# (filename pattern, preset, GPUs per node, extra --set figures, approximation)
+# (filename pattern, preset, GPUs per node, extra --set figures, approximation, plot panel), in
+# the plot's order
 CLUSTERS = [
-    (r"^aws_p5", "aws-p5", 8, [], ""),
-    (r"^gcp_a3mega", "gcp-a3-mega", 8, [], ""),
-    (r"^nccltests309_|^h100_10n", "dgx-h100", 8, [], ""),
-    (r"polaris|sirius", "polaris", 4, [], ""),
-    (r"sophia", "dgx-a100", 8, [], "NICs not stated: 8x HDR"),
-    (r"^vtrain_a100_intranode", "dgx-a100", 8, [], ""),
+    (r"^nccltests309_|^h100_10n", "dgx-h100", 8, [], "", "H100, 400 Gb/s InfiniBand"),
+    (r"^aws_p5", "aws-p5", 8, [], "", "AWS p5 (EFA)"),
+    (r"^gcp_a3mega", "gcp-a3-mega", 8, [], "", "GCP A3 Mega"),
+    (r"polaris|sirius", "polaris", 4, [], "", "ALCF Polaris / Sirius (Slingshot-11)"),
+    (r"sophia", "dgx-a100", 8, [], "NICs not stated: 8x HDR", "ALCF Sophia (DGX A100)"),
+    (r"^vtrain_a100_intranode", "dgx-a100", 8, [], "", "A100 node (vTrain), one node"),
 ]
 
 
@@ -49,9 +50,10 @@ PRESET_GPUS_PER_NODE = {"aws-p5": 8, "gcp-a3-mega": 8, "dgx-h100": 8, "dgx-a100"
 
 
 def describe_table(name):
-    for pattern, preset, per_node, sets, approx in CLUSTERS:
+    """(preset, GPUs per node, extra --set figures, approximation, plot panel) of a table, or None."""
+    for pattern, *described in CLUSTERS:
         if re.search(pattern, name):
-            return preset, per_node, sets, approx
+            return tuple(described)
     return None
 
 
@@ -176,14 +178,6 @@ def simulated(echo, preset, nodes, per_node, sets, op, dtype, lo, hi, env=None, 
     return times, ""
 
 
-# Plot panels, by the first table-name pattern that matches.
-CLUSTER_NAMES = [(r"^nccltests309_|^h100_10n", "H100, 400 Gb/s InfiniBand"), (r"^aws_p5", "AWS p5 (EFA)"),
-                 (r"^gcp_a3mega", "GCP A3 Mega"), (r"polaris|sirius", "ALCF Polaris / Sirius (Slingshot-11)"),
-                 (r"sophia", "ALCF Sophia (DGX A100)"), (r"^vtrain_a100_intranode", "A100 node (vTrain), one node")]
-
-
-def cluster_name(table):
-    return next(label for pattern, label in CLUSTER_NAMES if re.search(pattern, table))
 OP_COLOURS = {"all_reduce": "#1f77b4", "all_gather": "#2ca02c", "reduce_scatter": "#9467bd", "alltoall": "#d62728",
               "sendrecv": "#ff7f0e"}
 
@@ -191,7 +185,7 @@ OP_COLOURS = {"all_reduce": "#1f77b4", "all_gather": "#2ca02c", "reduce_scatter"
 def plot(outdir, curves):
     """One panel per cluster: every table's signed error against its message size, coloured by op."""
     dat = os.path.join(outdir, "collectives-validation.dat")
-    clusters = [c for _, c in CLUSTER_NAMES if any(k == c for k, *_ in curves)]
+    clusters = [c[-1] for c in CLUSTERS if any(k == c[-1] for k, *_ in curves)]
     with open(dat, "w") as f:
         for cluster, name, op, err in curves:
             f.write(f"# {cluster} | {name} | {op}\n")
@@ -266,7 +260,7 @@ def main():
         if cluster is None or row["op"] not in OPS:
             print(f"{name}: skipped (cluster or op not described)", file=sys.stderr)
             continue
-        preset, per_node, sets, approx = cluster
+        preset, per_node, sets, approx, panel = cluster
         sets = sets + extra_sets.get(preset, [])
         approx = "; ".join(x for x in (approx, approximations.get(preset, "")) if x)
         nodes, per_node = layout(name, row)
@@ -298,7 +292,7 @@ def main():
         signed_big = statistics.median([err[s] for s in sizes if s >= 1 << 20] or [float("nan")])
         results.append((name, OPS[row["op"]], nodes, per_node, statistics.median(big), max(big), signed_big,
                         statistics.median(every), max(every), approx))
-        curves.append((cluster_name(name), name, OPS[row["op"]], err))
+        curves.append((panel, name, OPS[row["op"]], err))
     if a.plot:
         plot(a.plot, curves)
     if a.json:

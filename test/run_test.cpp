@@ -568,7 +568,7 @@ templates { name: "idle" streams: "s" }
 
 double end_of(const json& summary, int rank) { return summary["ranks"][rank]["end_s"].get<double>(); }
 
-// cross_node_allreduces on dgx-a100 with `nics` NICs a node, the ring's idle tail as given (empty:
+// cross_node_allreduces on dgx-a100 with `nics` NICs a node, nccl.tail_copy_bw.ring as given (empty:
 // the preset's).
 json run_allreduces(TempDir& dir, bool both, const std::string& fidelity, int nics, int nodes, const std::string& tail = "") {
   const std::string name = std::to_string(both) + fidelity + std::to_string(nics) + "-" + std::to_string(nodes) + tail;
